@@ -1,0 +1,41 @@
+# The two commands of the README: `make run` and `make test`. Both build .venv first.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+
+.PHONY: run test lint format typecheck bench-sandbox bench-store clean
+
+$(STAMP): pyproject.toml
+	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "Sluice needs Python 3.11 or newer")'
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	touch $(STAMP)
+
+run: $(STAMP)
+	$(BIN)/sluice demo
+	$(BIN)/sluice shell --as alice
+
+test: $(STAMP) lint
+	$(BIN)/python -m pytest
+
+lint: $(STAMP)
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+
+format: $(STAMP)
+	$(BIN)/ruff format .
+	$(BIN)/ruff check --fix .
+
+typecheck: $(STAMP)
+	$(BIN)/mypy
+
+bench-sandbox: $(STAMP)
+	$(BIN)/python -m benchmarks.bench_sandbox
+
+bench-store: $(STAMP)
+	$(BIN)/python -m benchmarks.bench_store
+
+clean:
+	rm -rf $(VENV) var/*.db .pytest_cache .mypy_cache .ruff_cache
