@@ -1,0 +1,55 @@
+"""Opening and closing accounts."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+from pydantic import Field
+
+from application.bank.types import AccountName, OptionalAmount, Owner
+from application.bank.views import AccountView
+from application.unit_of_work import UnitOfWork
+from application.use_case import UseCase
+from domain.account import Account
+
+
+class OpenAccount(UseCase[AccountView]):
+    """Open a new account in euros, optionally with a first deposit.
+
+    Refused if an account with that id already exists.
+    """
+
+    name = "open_account"
+    kind = "write"
+
+    account: AccountName = Field(description="The new account's id, e.g. dan.")
+    owner: Owner = Field(description="Who owns the account, e.g. Dan.")
+    initial_deposit: OptionalAmount = Field(
+        default=Decimal(0),
+        description="Euros deposited on opening (0 for none).",
+        json_schema_extra={"default": 0},
+    )
+
+    def perform(self, uow: UnitOfWork) -> AccountView:
+        account = Account(account=self.account, owner=self.owner)
+        uow.open(account)
+        if self.initial_deposit > 0:
+            account.deposit(self.initial_deposit, "initial deposit")
+        return AccountView.of(account)
+
+
+class CloseAccount(UseCase[AccountView]):
+    """Close an account.
+
+    Refused unless its balance is zero; a closed account takes no more operations.
+    """
+
+    name = "close_account"
+    kind = "write"
+
+    account: AccountName = Field(description="The account to close.")
+
+    def perform(self, uow: UnitOfWork) -> AccountView:
+        account = uow.account(self.account)
+        account.close()
+        return AccountView.of(account)

@@ -1,0 +1,80 @@
+"""Money in, money out, money between accounts."""
+
+from __future__ import annotations
+
+from pydantic import Field
+
+from application.bank.types import AccountName, Amount, Memo
+from application.bank.views import AccountView, TransferReceipt
+from application.unit_of_work import UnitOfWork
+from application.use_case import UseCase
+from domain.errors import SameAccountError
+
+
+class Deposit(UseCase[AccountView]):
+    """Add money to an account."""
+
+    name = "deposit"
+    kind = "write"
+
+    account: AccountName = Field(description="The account that receives the money.")
+    amount: Amount = Field(description="How much, in euros, at most 2 decimals.")
+    memo: Memo = Field(default="", description="A short note kept with the movement.")
+
+    def perform(self, uow: UnitOfWork) -> AccountView:
+        account = uow.account(self.account)
+        account.deposit(self.amount, self.memo)
+        return AccountView.of(account)
+
+
+class Withdraw(UseCase[AccountView]):
+    """Take money out of an account.
+
+    Refused if the balance would go below zero.
+    """
+
+    name = "withdraw"
+    kind = "write"
+
+    account: AccountName = Field(description="The account the money leaves.")
+    amount: Amount = Field(description="How much, in euros, at most 2 decimals.")
+    memo: Memo = Field(default="", description="A short note kept with the movement.")
+
+    def perform(self, uow: UnitOfWork) -> AccountView:
+        account = uow.account(self.account)
+        account.withdraw(self.amount, self.memo)
+        return AccountView.of(account)
+
+
+class Transfer(UseCase[TransferReceipt]):
+    """Send money from one account to another.
+
+    Refused if the payer would go below zero, or if either account is missing or closed.
+    """
+
+    name = "transfer"
+    kind = "write"
+
+    payer: AccountName = Field(description="The account that pays.")
+    payee: AccountName = Field(description="The account that receives.")
+    amount: Amount = Field(description="How much, in euros, at most 2 decimals.")
+    memo: Memo = Field(default="", description="A short note both accounts keep.")
+
+    def perform(self, uow: UnitOfWork) -> TransferReceipt:
+        if self.payer == self.payee:
+            raise SameAccountError(self.payer)
+        payer = uow.account(self.payer)
+        payee = uow.account(self.payee)
+        # Both sides are checked before either changes, so a refusal leaves no half.
+        payer.check_open()
+        payee.check_open()
+        payer.check_funds(self.amount)
+        payer.debit_transfer(self.amount, self.payee, self.memo)
+        payee.credit_transfer(self.amount, self.payer, self.memo)
+        return TransferReceipt(
+            payer=self.payer,
+            payee=self.payee,
+            amount=self.amount,
+            memo=self.memo,
+            payer_balance=payer.balance,
+        )

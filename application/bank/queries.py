@@ -1,0 +1,51 @@
+"""Reading balances, accounts and statements."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+from pydantic import Field
+
+from application.bank.statement import entries
+from application.bank.types import AccountName
+from application.bank.views import AccountView, Euros, StatementEntry
+from application.unit_of_work import UnitOfWork
+from application.use_case import UseCase
+
+
+class GetBalance(UseCase[Decimal]):
+    """The balance of an account, in euros."""
+
+    name = "get_balance"
+    kind = "read"
+
+    account: AccountName = Field(description="The account to read.")
+
+    def perform(self, uow: UnitOfWork) -> Euros:
+        return uow.account(self.account).balance
+
+
+class ListAccounts(UseCase[list[AccountView]]):
+    """The accounts, with owner, balance and status, optionally of one owner only."""
+
+    name = "list_accounts"
+    kind = "read"
+
+    owner: str | None = Field(default=None, description="Only this owner's accounts, e.g. Alice.")
+
+    def perform(self, uow: UnitOfWork) -> list[AccountView]:
+        views = [AccountView.of(uow.account(name)) for name in uow.account_names()]
+        return [v for v in views if self.owner is None or v.owner == self.owner]
+
+
+class Statement(UseCase[list[StatementEntry]]):
+    """The latest movements of an account, newest first."""
+
+    name = "statement"
+    kind = "read"
+
+    account: AccountName = Field(description="The account to read.")
+    limit: int = Field(default=20, ge=1, le=100, description="How many movements, 1 to 100.")
+
+    def perform(self, uow: UnitOfWork) -> list[StatementEntry]:
+        return entries(uow.history(self.account))[::-1][: self.limit]

@@ -1,0 +1,42 @@
+"""Turn an account's events into statement entries with a running balance."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from decimal import Decimal
+from typing import Any
+
+from application.bank.views import StatementEntry
+from domain.account import Account
+from domain.money import ZERO
+
+_KINDS: dict[type[Any], tuple[str, int]] = {
+    Account.Opened: ("opened", 0),
+    Account.Deposited: ("deposit", 1),
+    Account.Withdrawn: ("withdrawal", -1),
+    Account.TransferDebited: ("transfer_out", -1),
+    Account.TransferCredited: ("transfer_in", 1),
+    Account.Closed: ("closed", 0),
+}
+
+
+def entries(history: Sequence[Any]) -> list[StatementEntry]:
+    """Oldest first; each entry carries the balance after it."""
+    balance = ZERO
+    result = []
+    for event in history:
+        kind, sign = _KINDS[type(event)]
+        change: Decimal = sign * getattr(event, "amount", ZERO)
+        balance += change
+        result.append(
+            StatementEntry(
+                version=event.originator_version,
+                kind=kind,  # type: ignore[arg-type]
+                amount=change,
+                balance=balance,
+                counterparty=getattr(event, "counterparty", None),
+                memo=getattr(event, "memo", ""),
+                timestamp=event.timestamp.isoformat(),
+            )
+        )
+    return result

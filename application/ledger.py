@@ -1,0 +1,49 @@
+"""The write side: an eventsourcing Application holding the bank's accounts."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from uuid import UUID
+
+from eventsourcing.application import AggregateNotFoundError, Application
+from eventsourcing.domain import AggregateEvent
+from eventsourcing.utils import get_topic
+
+from domain.account import Account, account_id
+from domain.errors import AccountNotFoundError
+
+OPENED_TOPIC = get_topic(Account.Opened)
+PAGE = 500
+
+
+class Ledger(Application[UUID]):
+    """Accounts by name; queries return aggregates only to the unit of work."""
+
+    name = "Ledger"
+
+    def load_account(self, name: str) -> Account:
+        try:
+            account: object = self.repository.get(account_id(name))
+        except AggregateNotFoundError:
+            raise AccountNotFoundError(name) from None
+        assert isinstance(account, Account)
+        return account
+
+    def account_events(self, name: str) -> list[AggregateEvent]:
+        return [e for e in self.events.get(account_id(name)) if isinstance(e, AggregateEvent)]
+
+    def account_names(self) -> list[str]:
+        """Every account ever opened, in the order they were opened."""
+        return [event.account for event in self._opened_events()]
+
+    def _opened_events(self) -> Iterator[Account.Opened]:
+        start = 1
+        while True:
+            page = self.recorder.select_notifications(start, PAGE, topics=[OPENED_TOPIC])
+            for notification in page:
+                opened = self.mapper.to_domain_event(notification)
+                assert isinstance(opened, Account.Opened)
+                yield opened
+            if len(page) < PAGE:
+                return
+            start = page[-1].id + 1

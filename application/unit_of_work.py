@@ -1,0 +1,137 @@
+"""A unit of work over the accounts one request touches.
+
+Use cases read and change in-memory aggregates; reads see the request's own earlier
+writes. Nothing reaches the store until `commit`, which appends every event in ONE
+`Application.save`, guarded by the versions of the accounts it only read. Dropping the
+unit of work discards everything (cosmicpython's "roll back unless committed").
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from uuid import UUID
+
+from eventsourcing.domain import AggregateEvent
+from eventsourcing.persistence import IntegrityError, Recording
+
+from application.ledger import Ledger
+from domain.account import Account
+from domain.errors import AccountExistsError, AccountNotFoundError
+
+
+class ConflictError(Exception):
+    """The store moved on since the unit of work read it; nothing was written."""
+
+
+@dataclass(frozen=True)
+class CommittedEvent:
+    event: AggregateEvent
+    position: int | None
+
+
+class UnitOfWork:
+    def __init__(self, ledger: Ledger) -> None:
+        self.ledger = ledger
+        self._accounts: dict[str, Account] = {}
+        self._loaded_versions: dict[UUID, int] = {}
+        self._opened_here: list[str] = []
+        self._events: list[AggregateEvent] = []
+        self._names: dict[UUID, str] = {}
+        self.committed = False
+
+    # Reads and changes, for use cases.
+
+    def account(self, name: str) -> Account:
+        """The account as this unit of work sees it, or AccountNotFoundError."""
+        if name not in self._accounts:
+            loaded = self.ledger.load_account(name)
+            self._remember(name, loaded)
+            self._loaded_versions[loaded.id] = loaded.version
+        return self._accounts[name]
+
+    def exists(self, name: str) -> bool:
+        try:
+            self.account(name)
+        except AccountNotFoundError:
+            return False
+        return True
+
+    def open(self, account: Account) -> None:
+        if self.exists(account.account):
+            raise AccountExistsError(account.account)
+        self._remember(account.account, account)
+        self._opened_here.append(account.account)
+
+    def account_names(self) -> list[str]:
+        stored = self.ledger.account_names()
+        return stored + [name for name in self._opened_here if name not in stored]
+
+    def history(self, name: str) -> list[AggregateEvent]:
+        """Every event of the account: stored ones, then this unit of work's own."""
+        account = self.account(name)
+        stored = [] if name in self._opened_here else self.ledger.account_events(name)
+        stored = [e for e in stored if e.originator_version <= self._loaded_versions[account.id]]
+        mine = [e for e in self._events if e.originator_id == account.id]
+        pending = [e for e in account.pending_events if isinstance(e, AggregateEvent)]
+        return stored + mine + pending
+
+    # Bookkeeping, for whoever runs the use cases.
+
+    def collect(self) -> list[AggregateEvent]:
+        """Move the events raised since the last call into the unit of work, in time order."""
+        raised: list[AggregateEvent] = []
+        for account in self._accounts.values():
+            raised.extend(e for e in account.collect_events() if isinstance(e, AggregateEvent))
+        raised.sort(key=lambda e: e.timestamp)
+        self._events.extend(raised)
+        return raised
+
+    @property
+    def events(self) -> Sequence[AggregateEvent]:
+        return tuple(self._events)
+
+    def account_name(self, originator_id: UUID) -> str:
+        return self._names[originator_id]
+
+    def read_versions(self) -> dict[UUID, int]:
+        """Versions of the accounts read but not written: the guard of the commit."""
+        written = {e.originator_id for e in self._events}
+        return {i: v for i, v in self._loaded_versions.items() if i not in written}
+
+    def commit(self) -> list[CommittedEvent]:
+        """Append every collected event in one transaction, or raise ConflictError."""
+        self.collect()
+        if self.committed:
+            raise RuntimeError("this unit of work has already committed")
+        if not self._events:
+            self.committed = True
+            return []
+        try:
+            recordings: list[Recording[UUID]] = self.ledger.save(
+                *self._events, read_versions=self.read_versions()
+            )
+        except IntegrityError as conflict:
+            raise ConflictError(self._describe_conflict(conflict)) from None
+        self.committed = True
+        positions = {
+            (r.domain_event.originator_id, r.domain_event.originator_version): r.notification.id
+            for r in recordings
+        }
+        return [
+            CommittedEvent(e, positions.get((e.originator_id, e.originator_version)))
+            for e in self._events
+        ]
+
+    def _remember(self, name: str, account: Account) -> None:
+        self._accounts[name] = account
+        self._names[account.id] = name
+
+    def _describe_conflict(self, conflict: IntegrityError) -> str:
+        moved = getattr(conflict, "originator_id", None)
+        names = sorted(self._names.values())
+        if isinstance(moved, UUID) and moved in self._names:
+            subject = f"account {self._names[moved]}"
+        else:
+            subject = "an account among " + ", ".join(names)
+        return f"conflict: {subject} changed since it was read; nothing was written"

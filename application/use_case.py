@@ -1,0 +1,70 @@
+"""The use case: one pydantic model that is at once command, tool sheet and program function."""
+
+from __future__ import annotations
+
+import inspect
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, Literal, TypeVar, get_type_hints
+
+from pydantic import BaseModel, ConfigDict
+
+from application.vocabulary import UseCaseDefinitionError, check_parameter, check_result
+from domain.errors import DomainError
+
+if TYPE_CHECKING:
+    from application.ports import OutputPort
+    from application.unit_of_work import UnitOfWork
+
+Kind = Literal["read", "write"]
+Result = TypeVar("Result")
+
+
+class UseCase(BaseModel, Generic[Result]):
+    """Base of every use case; subclasses set `name`, `kind`, a docstring and `perform`."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, validate_default=True)
+
+    name: ClassVar[str]
+    kind: ClassVar[Kind]
+
+    @classmethod
+    def __pydantic_init_subclass__(cls, **kwargs: Any) -> None:
+        super().__pydantic_init_subclass__(**kwargs)
+        if "perform" not in cls.__dict__:
+            return  # an intermediate base, not a use case
+        owner = cls.__name__
+        if not getattr(cls, "name", ""):
+            raise UseCaseDefinitionError(f"{owner}: a use case needs a name")
+        if getattr(cls, "kind", None) not in ("read", "write"):
+            raise UseCaseDefinitionError(f"{owner}: kind must be 'read' or 'write'")
+        if not (cls.__doc__ or "").strip():
+            raise UseCaseDefinitionError(f"{owner}: a use case needs a docstring")
+        for field, info in cls.model_fields.items():
+            if not info.description:
+                raise UseCaseDefinitionError(f"{owner}.{field}: field has no description")
+            check_parameter(owner, field, info.annotation)
+        check_result(owner, cls.result_type())
+
+    @classmethod
+    def description(cls) -> str:
+        return inspect.cleandoc(cls.__doc__ or "")
+
+    @classmethod
+    def summary(cls) -> str:
+        """The first line of the description: what the directory shows."""
+        return cls.description().splitlines()[0]
+
+    @classmethod
+    def result_type(cls) -> Any:
+        return get_type_hints(cls.perform, include_extras=True)["return"]
+
+    def execute(self, uow: UnitOfWork, out: OutputPort[Result]) -> None:
+        """Run against a unit of work; report through the port, never by raising."""
+        try:
+            result = self.perform(uow)
+        except DomainError as refusal:
+            out.failure(str(refusal))
+        else:
+            out.success(result)
+
+    def perform(self, uow: UnitOfWork) -> Result:
+        raise NotImplementedError

@@ -1,0 +1,56 @@
+"""eventsourcing.popo with the read-set guard: PERSISTENCE_MODULE=infrastructure.popo."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from eventsourcing import popo
+from eventsourcing.persistence import StoredEvent
+
+from infrastructure import read_set
+
+
+class _GuardMixin:
+    _stored_events_index: dict[str, dict[int, int]]
+
+    def _check_read_set(self, read_versions: read_set.ReadVersions | None) -> None:
+        # Called under the recorder's lock, inside the uniqueness check of an insert.
+        current = {
+            originator_id: max(self._stored_events_index.get(str(originator_id), {}), default=None)
+            for originator_id in read_versions or {}
+        }
+        read_set.check(read_versions, current)
+
+
+class GuardedPOPOApplicationRecorder(_GuardMixin, popo.POPOApplicationRecorder):
+    def _assert_uniqueness(
+        self,
+        stored_events: Sequence[StoredEvent],
+        *,
+        read_versions: read_set.ReadVersions | None = None,
+        **kwargs: Any,
+    ) -> None:
+        super()._assert_uniqueness(stored_events, **kwargs)
+        self._check_read_set(read_versions)
+
+
+class GuardedPOPOProcessRecorder(_GuardMixin, popo.POPOProcessRecorder):
+    def _assert_uniqueness(
+        self,
+        stored_events: Sequence[StoredEvent],
+        *,
+        read_versions: read_set.ReadVersions | None = None,
+        **kwargs: Any,
+    ) -> None:
+        super()._assert_uniqueness(stored_events, **kwargs)
+        self._check_read_set(read_versions)
+
+
+# Only one factory class may live in a persistence module's namespace, hence `popo.`.
+class Factory(popo.POPOFactory):
+    def application_recorder(self) -> GuardedPOPOApplicationRecorder:
+        return GuardedPOPOApplicationRecorder()
+
+    def process_recorder(self) -> GuardedPOPOProcessRecorder:
+        return GuardedPOPOProcessRecorder()

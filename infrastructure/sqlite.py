@@ -1,0 +1,66 @@
+"""eventsourcing.sqlite with the read-set guard (PERSISTENCE_MODULE=infrastructure.sqlite)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+from uuid import UUID
+
+from eventsourcing import sqlite
+from eventsourcing.persistence import StoredEvent
+from eventsourcing.sqlite import SQLiteApplicationRecorder, SQLiteCursor, SQLiteProcessRecorder
+
+from infrastructure import read_set
+
+
+class _GuardMixin:
+    events_table_name: str
+
+    def _current_versions(self, c: SQLiteCursor, ids: Sequence[UUID]) -> dict[UUID, int | None]:
+        current: dict[UUID, int | None] = {}
+        for originator_id in ids:
+            c.execute(
+                f"SELECT MAX(originator_version) FROM {self.events_table_name} "
+                "WHERE originator_id = ?",
+                (originator_id.hex,),
+            )
+            current[originator_id] = c.fetchone()[0]
+        return current
+
+
+class GuardedSQLiteApplicationRecorder(_GuardMixin, SQLiteApplicationRecorder):
+    def _insert_events(
+        self,
+        c: SQLiteCursor,
+        stored_events: Sequence[StoredEvent],
+        *,
+        read_versions: read_set.ReadVersions | None = None,
+        **kwargs: Any,
+    ) -> Sequence[int] | None:
+        # Inserting first takes SQLite's write lock, so the versions read below cannot
+        # change before this transaction commits.
+        notification_ids = super()._insert_events(c, stored_events, **kwargs)
+        if read_versions:
+            read_set.check(read_versions, self._current_versions(c, list(read_versions)))
+        return notification_ids
+
+
+class GuardedSQLiteProcessRecorder(_GuardMixin, SQLiteProcessRecorder):
+    def _insert_events(
+        self,
+        c: SQLiteCursor,
+        stored_events: Sequence[StoredEvent],
+        *,
+        read_versions: read_set.ReadVersions | None = None,
+        **kwargs: Any,
+    ) -> Sequence[int] | None:
+        notification_ids = super()._insert_events(c, stored_events, **kwargs)
+        if read_versions:
+            read_set.check(read_versions, self._current_versions(c, list(read_versions)))
+        return notification_ids
+
+
+# Only one factory class may live in a persistence module's namespace, hence `sqlite.`.
+class Factory(sqlite.SQLiteFactory):
+    application_recorder_class = GuardedSQLiteApplicationRecorder
+    process_recorder_class = GuardedSQLiteProcessRecorder
