@@ -1,0 +1,51 @@
+"""The composition root: one place wires the store, the catalog and the sandbox."""
+
+from __future__ import annotations
+
+import os
+from functools import cached_property
+from pathlib import Path
+
+from application.bank import BANK_USE_CASES, DIRECTORY_HEADER
+from application.ledger import Ledger
+from application.store_config import DATABASE_URL_VARIABLE, default_database_url, eventsourcing_env
+from gateway.catalog import Catalog
+from gateway.program.limits import ProgramLimits
+from gateway.program.runner import ProgramRunner
+from gateway.program.sandbox import Sandbox
+
+
+class Sluice:
+    """The running system: a ledger on its store, the bank catalog, a sandbox on demand."""
+
+    def __init__(
+        self, database_url: str | None = None, limits: ProgramLimits | None = None
+    ) -> None:
+        self.database_url = database_url or os.environ.get(DATABASE_URL_VARIABLE) or _default_url()
+        self.limits = limits or ProgramLimits()
+        self.catalog = Catalog(DIRECTORY_HEADER, BANK_USE_CASES)
+        self.ledger = Ledger(env=eventsourcing_env(self.database_url))
+
+    @cached_property
+    def sandbox(self) -> Sandbox:
+        return Sandbox(self.limits)
+
+    @cached_property
+    def runner(self) -> ProgramRunner:
+        return ProgramRunner(self.ledger, self.catalog, self.sandbox, self.limits)
+
+    def close(self) -> None:
+        if "sandbox" in self.__dict__:
+            self.sandbox.close()
+        self.ledger.close()
+
+    def __enter__(self) -> Sluice:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.close()
+
+
+def _default_url() -> str:
+    Path("var").mkdir(exist_ok=True)
+    return default_database_url()

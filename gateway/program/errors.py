@@ -1,0 +1,33 @@
+"""Why a program was refused, and where in its text."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+Stage = Literal["syntax", "check", "type", "limit", "refused", "runtime", "sandbox", "conflict"]
+
+
+class ProgramError(Exception):
+    """One clear line: what went wrong, then `(line L, column C)` when there is a place."""
+
+    def __init__(
+        self, stage: Stage, message: str, line: int | None = None, column: int | None = None
+    ) -> None:
+        super().__init__(message)
+        self.stage = stage
+        self.message = message
+        self.line = line
+        self.column = column
+
+    def __str__(self) -> str:
+        if self.line is None:
+            return self.message
+        return f"{self.message} (line {self.line}, column {self.column})"
+
+
+def position_of(source: str, byte_offset: int) -> tuple[int, int]:
+    """1-based line and character column of a UTF-8 byte offset (the sandbox counts bytes)."""
+    before = source.encode()[:byte_offset].decode(errors="ignore")
+    line = before.count("\n") + 1
+    column = len(before) - (before.rfind("\n") + 1) + 1
+    return line, column

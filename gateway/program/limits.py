@@ -1,0 +1,21 @@
+"""The bounds every program runs within (P6)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class ProgramLimits:
+    max_source_bytes: int = 20_000
+    max_calls: int = 50
+    wall_seconds: float = 2.0
+    max_memory_bytes: int = 32 * 2**20
+    max_recursion_depth: int = 200
+    max_output_bytes: int = 64 * 2**10
+    max_result_bytes: int = 256 * 2**10
+
+    def __post_init__(self) -> None:
+        for name, value in vars(self).items():
+            if value <= 0:
+                raise ValueError(f"program limit {name} must be positive, got {value}")

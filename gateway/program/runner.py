@@ -1,0 +1,158 @@
+"""Preview a program against a unit of work, then commit exactly what it showed."""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from pydantic import TypeAdapter, ValidationError
+
+from application.event_view import event_view, plain
+from application.ledger import Ledger
+from application.ports import CallbackPort
+from application.unit_of_work import ConflictError, UnitOfWork
+from application.validation import describe
+from gateway.catalog import Catalog
+from gateway.program.errors import ProgramError
+from gateway.program.limits import ProgramLimits
+from gateway.program.outcome import CallRecord, Outcome
+from gateway.program.sandbox import CallRefusedError, Sandbox
+from gateway.program.static_check import check_program
+
+
+@dataclass
+class Preview:
+    """A program run on a unit of work: what it would append, or why it cannot."""
+
+    source: str
+    uow: UnitOfWork
+    calls: list[CallRecord] = field(default_factory=list)
+    result: Any = None
+    output: str = ""
+    error: ProgramError | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None
+
+    @property
+    def events(self) -> list[dict[str, Any]]:
+        return [event_view(e, self.uow.account_name(e.originator_id)) for e in self.uow.events]
+
+    @property
+    def writes(self) -> bool:
+        return bool(self.uow.events)
+
+    def failed(self) -> Outcome:
+        return Outcome(status="failed", error=str(self.error))
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "events": self.events,
+            "calls": [call.to_json() for call in self.calls],
+            "result": self.result,
+            "output": self.output,
+            "error": None if self.error is None else str(self.error),
+        }
+
+
+class ProgramRunner:
+    def __init__(
+        self, ledger: Ledger, catalog: Catalog, sandbox: Sandbox, limits: ProgramLimits
+    ) -> None:
+        self.ledger = ledger
+        self.catalog = catalog
+        self.sandbox = sandbox
+        self.limits = limits
+
+    def preview(self, source: str) -> Preview:
+        """Check and run the program; nothing is written whatever happens."""
+        preview = Preview(source=source, uow=UnitOfWork(self.ledger))
+        try:
+            named = check_program(source, self.catalog.names, self.limits)
+            calls = _Calls(self, preview, deadline=time.monotonic() + self.limits.wall_seconds)
+            run = self.sandbox.run(source, self.catalog.stubs, named, calls)
+            preview.output = run.output
+            preview.result = self._result(run.result)
+        except ProgramError as error:
+            preview.error = error
+        return preview
+
+    def commit(self, preview: Preview) -> Outcome:
+        """Append exactly the previewed events in one transaction, or nothing."""
+        if not preview.ok:
+            return preview.failed()
+        try:
+            committed = preview.uow.commit()
+        except ConflictError as conflict:
+            return Outcome(status="failed", error=str(conflict))
+        events = [
+            event_view(c.event, preview.uow.account_name(c.event.originator_id), c.position)
+            for c in committed
+        ]
+        return Outcome(status="committed", events=events, result=preview.result)
+
+    def _result(self, value: Any) -> Any:
+        result = plain(value)
+        try:
+            size = len(json.dumps(result))
+        except (TypeError, ValueError):
+            result = repr(value)
+            size = len(result)
+        if size > self.limits.max_result_bytes:
+            raise ProgramError(
+                "limit",
+                f"result limit: the result is {size} bytes, over {self.limits.max_result_bytes}",
+            )
+        return result
+
+
+class _Calls:
+    """Answers one program's use-case calls: caps first, then validation, then execute."""
+
+    def __init__(self, runner: ProgramRunner, preview: Preview, *, deadline: float) -> None:
+        self.limits = runner.limits
+        self.catalog = runner.catalog
+        self.preview = preview
+        self.deadline = deadline
+
+    def __call__(self, name: str, arguments: dict[str, Any], line: int, column: int) -> Any:
+        preview = self.preview
+        if len(preview.calls) >= self.limits.max_calls:
+            raise CallRefusedError(
+                f"call limit: the program made more than {self.limits.max_calls} use-case calls"
+            )
+        if time.monotonic() > self.deadline:
+            raise CallRefusedError(
+                f"time limit: the program ran longer than {self.limits.wall_seconds:g} s"
+            )
+        use_case_class = self.catalog.get(name)
+        try:
+            use_case = use_case_class.model_validate(arguments)
+        except ValidationError as error:
+            raise CallRefusedError(f"{name}: {describe(error)}") from None
+        outcome: dict[str, Any] = {}
+        use_case.execute(
+            preview.uow,
+            CallbackPort(
+                on_success=lambda value: outcome.update(value=value),
+                on_failure=lambda error: outcome.update(error=error),
+            ),
+        )
+        if "error" in outcome:
+            raise CallRefusedError(f"{name}: {outcome['error']}")
+        raised = preview.uow.collect()
+        adapter: TypeAdapter[Any] = TypeAdapter(use_case_class.result_type())
+        preview.calls.append(
+            CallRecord(
+                name=name,
+                arguments=plain(use_case.model_dump(mode="python")),
+                result=adapter.dump_python(outcome["value"], mode="json"),
+                line=line,
+                column=column,
+                events=len(raised),
+            )
+        )
+        return adapter.dump_python(outcome["value"], mode="python")

@@ -1,0 +1,122 @@
+"""Checks made on a program's text before anything runs.
+
+The sandbox already denies imports, files and dunders; refusing them here as well gives
+the author one clear line with its place, and yields the set of use cases the program
+names (what a permission check needs) without running it.
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+from collections.abc import Collection
+
+from gateway.program.errors import ProgramError
+from gateway.program.limits import ProgramLimits
+
+SAFE_BUILTINS = frozenset(
+    {
+        "abs", "all", "any", "bool", "dict", "divmod", "enumerate", "filter", "float",
+        "format", "frozenset", "int", "isinstance", "len", "list", "map", "max", "min",
+        "print", "range", "repr", "reversed", "round", "set", "sorted", "str", "sum",
+        "tuple", "zip", "True", "False", "None",
+        "Exception", "ValueError", "KeyError", "IndexError", "TypeError", "RuntimeError",
+        "ZeroDivisionError", "ArithmeticError", "LookupError", "AssertionError",
+    }
+)  # fmt: skip
+
+
+def check_program(source: str, use_cases: Collection[str], limits: ProgramLimits) -> set[str]:
+    """The use cases the program names, or a ProgramError at the first problem found."""
+    size = len(source.encode())
+    if size > limits.max_source_bytes:
+        raise ProgramError(
+            "limit", f"program size: {size} bytes is over the limit of {limits.max_source_bytes}"
+        )
+    try:
+        tree = ast.parse(source, mode="exec")
+    except SyntaxError as error:
+        raise ProgramError(
+            "syntax", f"syntax error: {error.msg}", error.lineno or 1, error.offset or 1
+        ) from None
+    defined = _defined_names(tree)
+    named: set[str] = set()
+    try:
+        for node in ast.walk(tree):
+            _check_node(node, use_cases, defined, named)
+    except ProgramError as refusal:
+        refusal.column = _character_column(source, refusal.line or 1, refusal.column or 1)
+        raise
+    return named
+
+
+def _character_column(source: str, line: int, byte_column: int) -> int:
+    """ast counts columns in UTF-8 bytes; people count characters."""
+    text = source.splitlines()[line - 1] if source.splitlines() else ""
+    return len(text.encode()[: byte_column - 1].decode(errors="ignore")) + 1
+
+
+def _check_node(
+    node: ast.AST, use_cases: Collection[str], defined: set[str], named: set[str]
+) -> None:
+    if isinstance(node, ast.Import | ast.ImportFrom):
+        raise _refuse(node, "import is not allowed: a program can only call the use cases")
+    if isinstance(node, ast.Attribute) and node.attr.startswith("_"):
+        raise _refuse(node, f"access to attribute {node.attr} is not allowed")
+    if isinstance(node, ast.Global | ast.Nonlocal):
+        raise _refuse(node, "global and nonlocal are not allowed")
+    definition = ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef
+    if isinstance(node, definition) and node.name in use_cases:
+        raise _refuse(node, f"{node.name} is a use case and cannot be redefined")
+    if isinstance(node, ast.Name):
+        _check_name(node, use_cases, defined, named)
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in use_cases:
+        _check_use_case_call(node, node.func.id)
+
+
+def _check_name(
+    node: ast.Name, use_cases: Collection[str], defined: set[str], named: set[str]
+) -> None:
+    name = node.id
+    if name.startswith("__"):
+        raise _refuse(node, f"{name} is not allowed")
+    if name in use_cases:
+        if isinstance(node.ctx, ast.Store | ast.Del):
+            raise _refuse(node, f"{name} is a use case and cannot be reassigned")
+        named.add(name)
+        return
+    if name in defined or name in SAFE_BUILTINS:
+        return
+    if hasattr(builtins, name):
+        raise _refuse(node, f"{name} is not allowed in a program")
+    raise _refuse(node, f"unknown function or name {name}")
+
+
+def _check_use_case_call(node: ast.Call, name: str) -> None:
+    if node.args:
+        raise _refuse(node, f"{name}: arguments must be given by name, as in name=value")
+    if any(keyword.arg is None for keyword in node.keywords):
+        raise _refuse(node, f"{name}: arguments must be written out, not unpacked with **")
+
+
+def _defined_names(tree: ast.Module) -> set[str]:
+    """Names the program binds itself: variables, loop targets, functions, parameters."""
+    defined: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            defined.add(node.id)
+        elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            defined.add(node.name)
+        elif isinstance(node, ast.arg):
+            defined.add(node.arg)
+        elif isinstance(node, ast.ExceptHandler | ast.MatchAs | ast.MatchStar) and node.name:
+            defined.add(node.name)
+        elif isinstance(node, ast.MatchMapping) and node.rest:
+            defined.add(node.rest)
+    return defined
+
+
+def _refuse(node: ast.AST, message: str) -> ProgramError:
+    line = getattr(node, "lineno", 1)
+    column = getattr(node, "col_offset", 0) + 1
+    return ProgramError("check", message, line, column)
