@@ -20,7 +20,7 @@ class StoreConfigError(ValueError):
 def default_database_url(root: Path | None = None) -> str:
     """The embedded default: a SQLite file under ./var/."""
     base = (root or Path.cwd()) / "var" / "sluice.db"
-    return f"sqlite:///{base.resolve()}"
+    return f"sqlite://{base.resolve()}"
 
 
 def eventsourcing_env(database_url: str) -> dict[str, str]:
@@ -45,7 +45,8 @@ def _sqlite_env(database_url: str, path: str) -> dict[str, str]:
             f"{DATABASE_URL_VARIABLE} {database_url!r}: a SQLite URL needs an absolute path, "
             "as in sqlite:////home/me/sluice.db"
         )
-    database = Path(unquote(path))
+    # sqlite:///tmp/x.db and sqlite:////tmp/x.db both name /tmp/x.db.
+    database = Path("/" + unquote(path).lstrip("/"))
     if not database.parent.is_dir():
         raise StoreConfigError(
             f"{DATABASE_URL_VARIABLE} {database_url!r}: directory {database.parent} does not exist"

@@ -79,4 +79,6 @@ def _is_literal_of_str(annotation: Any) -> bool:
 
 
 def _name(annotation: Any) -> str:
+    if get_origin(annotation) is not None:
+        return repr(annotation).replace("typing.", "")
     return getattr(annotation, "__name__", None) or repr(annotation)

@@ -32,6 +32,7 @@ class Preview:
     result: Any = None
     output: str = ""
     error: ProgramError | None = None
+    committed: Outcome | None = None
 
     @property
     def ok(self) -> bool:
@@ -81,9 +82,11 @@ class ProgramRunner:
         return preview
 
     def commit(self, preview: Preview) -> Outcome:
-        """Append exactly the previewed events in one transaction, or nothing."""
+        """Append exactly the previewed events in one transaction, or nothing; only once."""
         if not preview.ok:
             return preview.failed()
+        if preview.committed is not None:
+            return preview.committed
         try:
             committed = preview.uow.commit()
         except ConflictError as conflict:
@@ -92,7 +95,8 @@ class ProgramRunner:
             event_view(c.event, preview.uow.account_name(c.event.originator_id), c.position)
             for c in committed
         ]
-        return Outcome(status="committed", events=events, result=preview.result)
+        preview.committed = Outcome(status="committed", events=events, result=preview.result)
+        return preview.committed
 
     def _result(self, value: Any) -> Any:
         result = plain(value)

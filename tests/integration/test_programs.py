@@ -1,0 +1,150 @@
+"""Programs run in the real sandbox against a unit of work; they commit all or nothing (P1)."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+from application.ledger import Ledger
+from gateway.program.runner import ProgramRunner
+from tests.conftest import balances, store_state
+
+BACK_AND_FORTH = """\
+transfer(payer="alice", payee="bob", amount=10)
+transfer(payer="bob", payee="carla", amount=10)
+transfer(payer="carla", payee="bob", amount=10)
+get_balance(account="bob")
+"""
+
+DAN_HAS_NO_ACCOUNT = """\
+for friend in ["bob", "carla", "dan"]:
+    transfer(payer="alice", payee=friend, amount=20)
+"""
+
+
+def test_the_seeds_back_and_forth_commits_every_event_in_one_go(
+    runner: ProgramRunner, demo_ledger: Ledger
+) -> None:
+    preview = runner.preview(BACK_AND_FORTH)
+
+    assert preview.ok, preview.error
+    assert preview.result == "10.00"
+    assert [(e["account"], e["type"]) for e in preview.events] == [
+        ("alice", "TransferDebited"),
+        ("bob", "TransferCredited"),
+        ("bob", "TransferDebited"),
+        ("carla", "TransferCredited"),
+        ("carla", "TransferDebited"),
+        ("bob", "TransferCredited"),
+    ]
+    assert balances(demo_ledger)["alice"] == Decimal("100.00")  # a preview writes nothing
+
+    outcome = runner.commit(preview)
+
+    assert outcome.to_json()["status"] == "committed"
+    assert outcome.changed == 6
+    positions = [e["position"] for e in outcome.events]
+    assert positions == list(range(positions[0], positions[0] + 6))  # contiguous in the log
+    assert [e["data"] for e in outcome.events] == [e["data"] for e in preview.events]
+    assert balances(demo_ledger) == {
+        "alice": Decimal("90.00"),
+        "bob": Decimal("10.00"),
+        "carla": Decimal("0.00"),
+    }
+
+
+def test_the_seeds_loop_to_dan_leaves_every_balance_as_it_was(
+    runner: ProgramRunner, demo_ledger: Ledger
+) -> None:
+    before = store_state(demo_ledger)
+
+    preview = runner.preview(DAN_HAS_NO_ACCOUNT)
+    outcome = runner.commit(preview)
+
+    assert outcome.to_json() == {
+        "status": "failed",
+        "changed": "nothing",
+        "events": [],
+        "result": None,
+        "error": "transfer: no account dan (line 2, column 5)",
+    }
+    assert store_state(demo_ledger) == before
+
+
+def test_a_refusal_cannot_be_caught_by_the_program(
+    runner: ProgramRunner, demo_ledger: Ledger
+) -> None:
+    before = store_state(demo_ledger)
+    program = """\
+transfer(payer="alice", payee="bob", amount=5)
+try:
+    transfer(payer="alice", payee="dan", amount=5)
+except Exception:
+    pass
+"""
+
+    outcome = runner.commit(runner.preview(program))
+
+    assert outcome.error == "transfer: no account dan (line 3, column 5)"
+    assert store_state(demo_ledger) == before
+
+
+def test_a_program_reads_its_own_writes_and_returns_its_last_expression(
+    runner: ProgramRunner,
+) -> None:
+    program = """\
+open_account(account="dan", owner="Dan")
+receipt = transfer(payer="alice", payee="dan", amount=12.5, memo="welcome")
+mine = [a["account"] for a in list_accounts(owner="Dan")]
+{"dan": get_balance(account="dan"), "left": receipt["payer_balance"], "mine": mine}
+"""
+
+    preview = runner.preview(program)
+
+    assert preview.ok, preview.error
+    assert preview.result == {"dan": "12.50", "left": "87.50", "mine": ["dan"]}
+    assert [call.name for call in preview.calls] == [
+        "open_account",
+        "transfer",
+        "list_accounts",
+        "get_balance",
+    ]
+    assert (preview.calls[1].line, preview.calls[1].column) == (2, 11)
+    assert preview.calls[1].arguments["amount"] == "12.50"
+
+
+def test_a_read_only_program_commits_nothing_and_still_returns_its_result(
+    runner: ProgramRunner, demo_ledger: Ledger
+) -> None:
+    before = store_state(demo_ledger)
+
+    outcome = runner.commit(runner.preview('sum(a["balance"] for a in list_accounts())'))
+
+    assert outcome.to_json() == {
+        "status": "committed",
+        "changed": "nothing",
+        "events": [],
+        "result": "100.00",
+        "error": None,
+    }
+    assert store_state(demo_ledger) == before
+
+
+def test_printed_output_is_kept_beside_the_preview(runner: ProgramRunner) -> None:
+    preview = runner.preview('print("alice has", get_balance(account="alice"))')
+
+    assert preview.ok, preview.error
+    assert preview.output == "alice has 100.00\n"
+
+
+def test_committing_one_preview_twice_appends_once(
+    runner: ProgramRunner, demo_ledger: Ledger
+) -> None:
+    preview = runner.preview('deposit(account="bob", amount=1)')
+    first = runner.commit(preview)
+    after_first = store_state(demo_ledger)
+
+    second = runner.commit(preview)
+
+    assert second == first
+    assert first.changed == 1
+    assert store_state(demo_ledger) == after_first
