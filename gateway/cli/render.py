@@ -6,6 +6,7 @@ import json
 from typing import Any
 
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from gateway.program.outcome import Outcome
@@ -14,8 +15,7 @@ from gateway.program.runner import Preview
 
 def show_preview(console: Console, preview: Preview) -> None:
     if not preview.ok:
-        console.print(f"[bold red]Refused:[/] {preview.error}", highlight=False)
-        return
+        return  # the outcome says why, once
     events = preview.events
     if events:
         table = Table(title=f"The program would append {len(events)} events", title_justify="left")
@@ -23,20 +23,21 @@ def show_preview(console: Console, preview: Preview) -> None:
             table.add_column(column)
         for number, event in enumerate(events, 1):
             data = event["data"]
-            table.add_row(
-                str(number),
+            cells = (
+                number,
                 event["account"],
                 event["type"],
-                str(data.get("amount", "")),
-                str(data.get("counterparty", "")),
-                str(data.get("memo", "")),
+                data.get("amount", ""),
+                data.get("counterparty", ""),
+                data.get("memo", ""),
             )
+            table.add_row(*(escape(str(cell)) for cell in cells))
         console.print(table)
     else:
         console.print("The program changes nothing.")
     if preview.output:
-        console.print("[bold]Printed:[/]", preview.output.rstrip(), highlight=False)
-    console.print("[bold]Result:[/]", _json(preview.result), highlight=False)
+        console.print("[bold]Printed:[/]", escape(preview.output.rstrip()), highlight=False)
+    console.print("[bold]Result:[/]", escape(_json(preview.result)), highlight=False)
 
 
 def show_outcome(console: Console, outcome: Outcome) -> None:

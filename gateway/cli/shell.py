@@ -17,8 +17,12 @@ Ctrl-D (or `quit`) leaves; `balances` shows the accounts.
 
 
 def interactive_session(sluice: Sluice, *, principal: str, console: Console) -> None:
-    console.print(GREETING.format(principal=principal, where=sluice.database_url), highlight=False)
-    console.print(sluice.catalog.directory(), highlight=False)
+    console.print(
+        GREETING.format(principal=principal, where=sluice.database_url),
+        markup=False,
+        highlight=False,
+    )
+    console.print(sluice.catalog.directory(), markup=False, highlight=False)
     while True:
         source = _read_program(console)
         if source is None or source.strip() == "quit":
