@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import inspect
+from functools import cache
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, Literal, TypeVar, get_type_hints
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, TypeAdapter
 
 from application.vocabulary import UseCaseDefinitionError, check_parameter, check_result
 from domain.errors import DomainError
@@ -55,7 +56,12 @@ class UseCase(BaseModel, Generic[Result]):
 
     @classmethod
     def result_type(cls) -> Any:
-        return get_type_hints(cls.perform, include_extras=True)["return"]
+        return _result_type(cls)
+
+    @classmethod
+    def result_adapter(cls) -> TypeAdapter[Any]:
+        """Dumps a result for the sandbox (Python values) or for JSON readers."""
+        return _result_adapter(cls)
 
     def execute(self, uow: UnitOfWork, out: OutputPort[Result]) -> None:
         """Run against a unit of work; report through the port, never by raising."""
@@ -68,3 +74,13 @@ class UseCase(BaseModel, Generic[Result]):
 
     def perform(self, uow: UnitOfWork) -> Result:
         raise NotImplementedError
+
+
+@cache
+def _result_type(use_case: type[UseCase[Any]]) -> Any:
+    return get_type_hints(use_case.perform, include_extras=True)["return"]
+
+
+@cache
+def _result_adapter(use_case: type[UseCase[Any]]) -> TypeAdapter[Any]:
+    return TypeAdapter(_result_type(use_case))

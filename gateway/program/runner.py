@@ -7,7 +7,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from pydantic import TypeAdapter, ValidationError
+from pydantic import ValidationError
 
 from application.event_view import event_view, plain
 from application.ledger import Ledger
@@ -148,7 +148,7 @@ class _Calls:
         if "error" in outcome:
             raise CallRefusedError(f"{name}: {outcome['error']}")
         raised = preview.uow.collect()
-        adapter: TypeAdapter[Any] = TypeAdapter(use_case_class.result_type())
+        adapter = use_case_class.result_adapter()
         preview.calls.append(
             CallRecord(
                 name=name,
