@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from uuid import UUID
 
-from eventsourcing.domain import AggregateEvent
+from eventsourcing.domain import Aggregate, AggregateEvent
 from eventsourcing.persistence import IntegrityError, Recording
 
 from application.ledger import Ledger
@@ -31,8 +31,10 @@ class CommittedEvent:
 
 
 class UnitOfWork:
-    def __init__(self, ledger: Ledger) -> None:
+    def __init__(self, ledger: Ledger, *, visible: frozenset[str] | None = None) -> None:
         self.ledger = ledger
+        # The accounts a listing may show: a customer's own, or all (None).
+        self.visible = visible
         self._accounts: dict[str, Account] = {}
         self._loaded_versions: dict[UUID, int] = {}
         self._opened_here: list[str] = []
@@ -65,7 +67,8 @@ class UnitOfWork:
 
     def account_names(self) -> list[str]:
         stored = self.ledger.account_names()
-        return stored + [name for name in self._opened_here if name not in stored]
+        names = stored + [name for name in self._opened_here if name not in stored]
+        return names if self.visible is None else [n for n in names if n in self.visible]
 
     def history(self, name: str) -> list[AggregateEvent]:
         """Every event of the account: stored ones, then this unit of work's own."""
@@ -99,17 +102,18 @@ class UnitOfWork:
         written = {e.originator_id for e in self._events}
         return {i: v for i, v in self._loaded_versions.items() if i not in written}
 
-    def commit(self) -> list[CommittedEvent]:
-        """Append every collected event in one transaction, or raise ConflictError."""
+    def commit(self, *also: Aggregate) -> list[CommittedEvent]:
+        """Append every collected event, then the pending events of `also` (an audit record),
+        in one transaction, or raise ConflictError."""
         self.collect()
         if self.committed:
             raise RuntimeError("this unit of work has already committed")
-        if not self._events:
+        if not self._events and not also:
             self.committed = True
             return []
         try:
             recordings: list[Recording[UUID]] = self.ledger.save(
-                *self._events, read_versions=self.read_versions()
+                *self._events, *also, read_versions=self.read_versions()
             )
         except IntegrityError as conflict:
             raise ConflictError(self._describe_conflict(conflict)) from None

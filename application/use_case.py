@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Generic, Literal, TypeVar, get_
 
 from pydantic import BaseModel, ConfigDict, TypeAdapter
 
+from application.permissions import Permission
 from application.vocabulary import UseCaseDefinitionError, check_parameter, check_result
 from domain.errors import DomainError
 
@@ -26,6 +27,11 @@ class UseCase(BaseModel, Generic[Result]):
 
     name: ClassVar[str]
     kind: ClassVar[Kind]
+    permission: ClassVar[Permission]
+    # The argument whose value counts toward a program's cap on money moved.
+    moves_amount: ClassVar[str | None] = None
+    # Arguments a JSON plan must fix at planning time, never take from what a step read.
+    literal_only: ClassVar[tuple[str, ...]] = ()
 
     @classmethod
     def __pydantic_init_subclass__(cls, **kwargs: Any) -> None:
@@ -44,6 +50,17 @@ class UseCase(BaseModel, Generic[Result]):
                 raise UseCaseDefinitionError(f"{owner}.{field}: field has no description")
             check_parameter(owner, field, info.annotation)
         check_result(owner, cls.result_type())
+        if not isinstance(getattr(cls, "permission", None), Permission):
+            raise UseCaseDefinitionError(f"{owner}: a use case needs a permission")
+        named = {
+            "permission.owned": cls.permission.owned,
+            "moves_amount": (cls.moves_amount,) if cls.moves_amount else (),
+            "literal_only": cls.literal_only,
+        }
+        for where, fields in named.items():
+            for field in fields:
+                if field not in cls.model_fields:
+                    raise UseCaseDefinitionError(f"{owner}.{where}: no field {field}")
 
     @classmethod
     def description(cls) -> str:

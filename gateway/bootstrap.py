@@ -10,7 +10,8 @@ from application.bank import BANK_USE_CASES, DIRECTORY_HEADER
 from application.ledger import Ledger
 from application.store_config import DATABASE_URL_VARIABLE, default_database_url, eventsourcing_env
 from gateway.catalog import Catalog
-from gateway.program.limits import ProgramLimits
+from gateway.facade import Gateway
+from gateway.policy.caps import Caps
 from gateway.program.runner import ProgramRunner
 from gateway.program.sandbox import Sandbox
 
@@ -18,11 +19,10 @@ from gateway.program.sandbox import Sandbox
 class Sluice:
     """The running system: a ledger on its store, the bank catalog, a sandbox on demand."""
 
-    def __init__(
-        self, database_url: str | None = None, limits: ProgramLimits | None = None
-    ) -> None:
+    def __init__(self, database_url: str | None = None, caps: Caps | None = None) -> None:
         self.database_url = database_url or os.environ.get(DATABASE_URL_VARIABLE) or _default_url()
-        self.limits = limits or ProgramLimits()
+        self.caps = caps or Caps.from_env()
+        self.limits = self.caps.program_limits()
         self.catalog = Catalog(DIRECTORY_HEADER, BANK_USE_CASES)
         self.ledger = Ledger(env=eventsourcing_env(self.database_url))
 
@@ -33,6 +33,10 @@ class Sluice:
     @cached_property
     def runner(self) -> ProgramRunner:
         return ProgramRunner(self.ledger, self.catalog, self.sandbox, self.limits)
+
+    @cached_property
+    def gateway(self) -> Gateway:
+        return Gateway(self.ledger, self.catalog, self.runner, self.caps)
 
     def close(self) -> None:
         if "sandbox" in self.__dict__:

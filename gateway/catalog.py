@@ -51,6 +51,11 @@ class Catalog:
         """Sheets in the order asked; an unknown name refuses them all."""
         return [self.sheet(name) for name in names]
 
+    def only(self, names: Iterable[str]) -> Catalog:
+        """The same catalog restricted to some use cases, in the same order."""
+        keep = set(names)
+        return Catalog(self.header, [u for u in self._by_name.values() if u.name in keep])
+
     @cached_property
     def stubs(self) -> str:
         return render_stubs(self._by_name.values())

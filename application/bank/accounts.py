@@ -8,6 +8,7 @@ from pydantic import Field
 
 from application.bank.types import AccountName, OptionalAmount, Owner
 from application.bank.views import AccountView
+from application.permissions import STAFF, Permission
 from application.unit_of_work import UnitOfWork
 from application.use_case import UseCase
 from domain.account import Account
@@ -21,6 +22,7 @@ class OpenAccount(UseCase[AccountView]):
 
     name = "open_account"
     kind = "write"
+    permission = Permission.of(*STAFF)
 
     account: AccountName = Field(description="The new account's id, e.g. dan.")
     owner: Owner = Field(description="Who owns the account, e.g. Dan.")
@@ -46,6 +48,7 @@ class CloseAccount(UseCase[AccountView]):
 
     name = "close_account"
     kind = "write"
+    permission = Permission.of("customer", *STAFF, owned=("account",))
 
     account: AccountName = Field(description="The account to close.")
 

@@ -6,6 +6,7 @@ from pydantic import Field
 
 from application.bank.types import AccountName, Amount, Memo
 from application.bank.views import AccountView, TransferReceipt
+from application.permissions import STAFF, Permission
 from application.unit_of_work import UnitOfWork
 from application.use_case import UseCase
 from domain.errors import SameAccountError
@@ -16,6 +17,8 @@ class Deposit(UseCase[AccountView]):
 
     name = "deposit"
     kind = "write"
+    permission = Permission.of(*STAFF)
+    moves_amount = "amount"
 
     account: AccountName = Field(description="The account that receives the money.")
     amount: Amount = Field(description="How much, in euros, at most 2 decimals.")
@@ -35,6 +38,8 @@ class Withdraw(UseCase[AccountView]):
 
     name = "withdraw"
     kind = "write"
+    permission = Permission.of("customer", *STAFF, owned=("account",))
+    moves_amount = "amount"
 
     account: AccountName = Field(description="The account the money leaves.")
     amount: Amount = Field(description="How much, in euros, at most 2 decimals.")
@@ -54,6 +59,9 @@ class Transfer(UseCase[TransferReceipt]):
 
     name = "transfer"
     kind = "write"
+    permission = Permission.of("customer", *STAFF, owned=("payer",))
+    moves_amount = "amount"
+    literal_only = ("payee", "amount")
 
     payer: AccountName = Field(description="The account that pays.")
     payee: AccountName = Field(description="The account that receives.")

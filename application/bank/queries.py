@@ -9,6 +9,7 @@ from pydantic import Field
 from application.bank.statement import entries
 from application.bank.types import AccountName
 from application.bank.views import AccountView, Euros, StatementEntry
+from application.permissions import EVERYONE, Permission
 from application.unit_of_work import UnitOfWork
 from application.use_case import UseCase
 
@@ -18,6 +19,7 @@ class GetBalance(UseCase[Decimal]):
 
     name = "get_balance"
     kind = "read"
+    permission = Permission.of(*EVERYONE, owned=("account",))
 
     account: AccountName = Field(description="The account to read.")
 
@@ -30,6 +32,7 @@ class ListAccounts(UseCase[list[AccountView]]):
 
     name = "list_accounts"
     kind = "read"
+    permission = Permission.of(*EVERYONE)
 
     owner: str | None = Field(default=None, description="Only this owner's accounts, e.g. Alice.")
 
@@ -43,6 +46,7 @@ class Statement(UseCase[list[StatementEntry]]):
 
     name = "statement"
     kind = "read"
+    permission = Permission.of(*EVERYONE, owned=("account",))
 
     account: AccountName = Field(description="The account to read.")
     limit: int = Field(default=20, ge=1, le=100, description="How many movements, 1 to 100.")

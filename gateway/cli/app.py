@@ -1,4 +1,4 @@
-"""`sluice`: the catalog, programs and the demo ledger from a terminal."""
+"""`sluice`: the catalog, programs, principals and the demo ledger from a terminal."""
 
 from __future__ import annotations
 
@@ -10,13 +10,16 @@ from typing import Annotated, NoReturn
 import typer
 from rich.console import Console
 
-from application.demo import seed_demo
+from application import principals
+from application.principals import PrincipalError, PrincipalView
 from application.store_config import StoreConfigError
 from gateway.bootstrap import Sluice
 from gateway.catalog import UnknownUseCaseError
-from gateway.cli.render import show_outcome, show_preview
-from gateway.program.outcome import Outcome
-from gateway.program.runner import Preview
+from gateway.cli.flow import submit
+from gateway.cli.render import show_outcome
+from gateway.demo import demo_keys, seed
+from gateway.errors import GatewayError
+from gateway.policy.caps import CapsConfigError
 
 app = typer.Typer(
     name="sluice",
@@ -25,13 +28,20 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
 )
+principal_app = typer.Typer(help="Principals and their API keys.", no_args_is_help=True)
+app.add_typer(principal_app, name="principal")
 USAGE_ERROR = 2
+
+KeyOption = Annotated[str | None, typer.Option("--key", help="The principal's API key.")]
+AsOption = Annotated[
+    str | None, typer.Option("--as", help="Act as this demo principal (its demo key).")
+]
 
 
 def _open() -> Sluice:
     try:
         return Sluice()
-    except StoreConfigError as error:
+    except (StoreConfigError, CapsConfigError) as error:
         _usage_error(str(error))
 
 
@@ -40,11 +50,29 @@ def _usage_error(message: str) -> NoReturn:
     raise typer.Exit(USAGE_ERROR)
 
 
+def _principal(sluice: Sluice, key: str | None, as_: str | None) -> PrincipalView:
+    if key and as_:
+        _usage_error("give --key or --as, not both")
+    if not key and not as_:
+        _usage_error("say who acts: --key KEY, or --as NAME for a demo principal")
+    try:
+        principal: PrincipalView = sluice.gateway.authenticate(key or principals.demo_key(str(as_)))
+    except GatewayError:
+        if as_:
+            _usage_error(f"--as {as_}: no demo principal {as_} (run `sluice demo`, or use --key)")
+        _usage_error("--key: this API key is unknown or revoked")
+    return principal
+
+
 @app.command()
-def directory() -> None:
-    """Print the directory: one line per use case."""
+def directory(key: KeyOption = None, as_: AsOption = None) -> None:
+    """Print the directory: one line per use case (those the principal may call, if given)."""
     with _open() as sluice:
-        typer.echo(sluice.catalog.directory(), nl=False)
+        if key or as_:
+            text = sluice.gateway.directory(_principal(sluice, key, as_))
+        else:
+            text = sluice.catalog.directory()
+        typer.echo(text, nl=False)
 
 
 @app.command()
@@ -59,63 +87,76 @@ def actions(names: Annotated[list[str], typer.Argument(help="Use case names.")])
 
 
 @app.command()
-def run(
-    file: Annotated[Path, typer.Argument(help="The program: a Python file.")],
-    as_: Annotated[str, typer.Option("--as", help="Who runs the program.")],
+def run(  # noqa: PLR0917 (typer maps each parameter to an option)
+    file: Annotated[Path, typer.Argument(help="The program: Python, or a JSON plan.")],
+    key: KeyOption = None,
+    as_: AsOption = None,
+    language: Annotated[
+        str, typer.Option("--language", help="python, or plan for a JSON plan.")
+    ] = "python",
     yes: Annotated[bool, typer.Option("--yes", help="Commit without asking.")] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
 ) -> None:
     """Check a program, preview its events, ask for confirmation, then commit all or nothing."""
+    if language not in ("python", "plan"):
+        _usage_error(f"--language {language!r}: use python or plan")
     try:
         source = file.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as error:
         _usage_error(f"cannot read program {file}: {getattr(error, 'strerror', None) or error}")
     human = Console(stderr=as_json)
     with _open() as sluice:
-        preview = sluice.runner.preview(source)
-        show_preview(human, preview)
-        outcome = _decide(sluice, preview, yes=yes, err=as_json)
+        principal = _principal(sluice, key, as_)
+        outcome = submit(
+            sluice.gateway, principal, language, source, console=human, yes=yes, err=as_json
+        )
     if as_json:
-        typer.echo(json.dumps(outcome.to_json(), ensure_ascii=False))
+        typer.echo(json.dumps(outcome, ensure_ascii=False))
     else:
         show_outcome(human, outcome)
-    raise typer.Exit(0 if outcome.status == "committed" else 1)
-
-
-def _decide(sluice: Sluice, preview: Preview, *, yes: bool, err: bool) -> Outcome:
-    if not preview.ok or not preview.writes:
-        return sluice.runner.commit(preview)
-    if not yes:
-        try:
-            confirmed = typer.confirm(
-                f"Commit these {len(preview.events)} events?", default=False, err=err
-            )
-        except typer.Abort:
-            confirmed = False
-        if not confirmed:
-            return Outcome(status="declined", result=preview.result)
-    return sluice.runner.commit(preview)
+    raise typer.Exit(0 if outcome["status"] == "committed" else 1)
 
 
 @app.command()
 def demo() -> None:
-    """Seed the demo ledger (alice 100.00, bob, carla) where it is absent."""
+    """Seed the demo ledger and principals where they are absent; print the demo keys."""
     with _open() as sluice:
-        opened = seed_demo(sluice.ledger)
+        opened, registered = seed(sluice.gateway)
         where = sluice.database_url
-    if opened:
-        typer.echo(f"Opened demo accounts {', '.join(opened)} in {where}")
+    if opened or registered:
+        typer.echo(f"Demo data in {where}: opened {', '.join(opened) or 'no accounts'}, "
+                   f"registered {', '.join(registered) or 'no principals'}")  # fmt: skip
     else:
-        typer.echo(f"The demo accounts are already in {where}; nothing changed")
+        typer.echo(f"The demo data is already in {where}; nothing changed")
+    typer.echo("Demo keys (DEMO ONLY, well known, never use them for real money):")
+    for name, demo_key in demo_keys().items():
+        typer.echo(f"  {name:<8} {demo_key}")
+
+
+@principal_app.command("add")
+def principal_add(
+    name: Annotated[str, typer.Argument(help="The principal's name, e.g. dan.")],
+    role: Annotated[str, typer.Option("--role", help="customer, teller, auditor or admin.")],
+    owns: Annotated[
+        list[str] | None, typer.Option("--owns", help="An account a customer owns (repeat).")
+    ] = None,
+) -> None:
+    """Register a principal and print its new API key, once."""
+    with _open() as sluice:
+        try:
+            issued = principals.register(sluice.ledger, name, role, owns or [])
+        except PrincipalError as error:
+            _usage_error(str(error))
+    typer.echo(issued)
 
 
 @app.command()
-def shell(as_: Annotated[str, typer.Option("--as", help="Who runs the programs.")]) -> None:
+def shell(key: KeyOption = None, as_: AsOption = None) -> None:
     """Type programs, see their previews, confirm them: an interactive session."""
     from gateway.cli.shell import interactive_session
 
     with _open() as sluice:
-        interactive_session(sluice, principal=as_, console=Console())
+        interactive_session(sluice, _principal(sluice, key, as_), console=Console())
 
 
 def main() -> None:

@@ -9,14 +9,10 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from gateway.program.outcome import Outcome
-from gateway.program.runner import Preview
 
-
-def show_preview(console: Console, preview: Preview) -> None:
-    if not preview.ok:
-        return  # the outcome says why, once
-    events = preview.events
+def show_preview(console: Console, preview: dict[str, Any]) -> None:
+    """A preview as the gateway reports it: events, printed output, result, caps used."""
+    events = preview.get("events", [])
     if events:
         table = Table(title=f"The program would append {len(events)} events", title_justify="left")
         for column in ("#", "account", "event", "amount", "counterparty", "memo"):
@@ -35,23 +31,32 @@ def show_preview(console: Console, preview: Preview) -> None:
         console.print(table)
     else:
         console.print("The program changes nothing.")
-    if preview.output:
-        console.print("[bold]Printed:[/]", escape(preview.output.rstrip()), highlight=False)
-    console.print("[bold]Result:[/]", escape(_json(preview.result)), highlight=False)
+    if preview.get("output"):
+        console.print("[bold]Printed:[/]", escape(preview["output"].rstrip()), highlight=False)
+    console.print("[bold]Result:[/]", escape(_json(preview.get("result"))), highlight=False)
+    used = [
+        f"{name} {cap['used']} of {cap['limit']}"
+        for name, cap in preview.get("caps", {}).items()
+        if cap.get("limit") is not None
+    ]
+    if used:
+        console.print("[bold]Caps used:[/]", escape(", ".join(used)), highlight=False)
 
 
-def show_outcome(console: Console, outcome: Outcome) -> None:
-    if outcome.status == "committed":
-        changed = outcome.changed
+def show_outcome(console: Console, outcome: dict[str, Any]) -> None:
+    status = outcome["status"]
+    if status == "committed":
+        changed = outcome["changed"]
         console.print(
             "[bold green]Committed[/]: "
             + ("nothing to write." if changed == "nothing" else f"{changed} events appended.")
         )
-    elif outcome.status == "declined":
+    elif status == "declined":
         console.print("[bold yellow]Declined[/]: nothing was written.")
     else:
         console.print(
-            f"[bold red]Failed[/]: {outcome.error}; nothing was written.", highlight=False
+            f"[bold red]Failed[/]: {escape(str(outcome['error']))}; nothing was written.",
+            highlight=False,
         )
 
 

@@ -4,38 +4,38 @@ from __future__ import annotations
 
 from rich.console import Console
 
-from application.bank.queries import ListAccounts
-from application.direct_call import call_now
+from application.principals import PrincipalView
 from gateway.bootstrap import Sluice
-from gateway.cli.app import _decide
-from gateway.cli.render import show_outcome, show_preview
+from gateway.cli.flow import submit
+from gateway.cli.render import show_outcome
+from gateway.errors import GatewayError
 
-GREETING = """Sluice, acting as {principal}. Store: {where}
+GREETING = """Sluice, acting as {principal} ({role}). Store: {where}
 Write a program that calls the use cases below; end it with an empty line.
-Ctrl-D (or `quit`) leaves; `balances` shows the accounts.
+Ctrl-D (or `quit`) leaves; `balances` shows the accounts you may see.
 """
 
 
-def interactive_session(sluice: Sluice, *, principal: str, console: Console) -> None:
-    console.print(
-        GREETING.format(principal=principal, where=sluice.database_url),
-        markup=False,
-        highlight=False,
+def interactive_session(sluice: Sluice, principal: PrincipalView, *, console: Console) -> None:
+    greeting = GREETING.format(
+        principal=principal.name, role=principal.role, where=sluice.database_url
     )
-    console.print(sluice.catalog.directory(), markup=False, highlight=False)
+    console.print(greeting, markup=False, highlight=False)
+    console.print(sluice.gateway.directory(principal), markup=False, highlight=False)
     while True:
         source = _read_program(console)
         if source is None or source.strip() == "quit":
             console.print("Bye.")
             return
         if source.strip() == "balances":
-            _show_balances(sluice, console)
+            _show_balances(sluice, principal, console)
             continue
         if not source.strip():
             continue
-        preview = sluice.runner.preview(source)
-        show_preview(console, preview)
-        show_outcome(console, _decide(sluice, preview, yes=False, err=False))
+        outcome = submit(
+            sluice.gateway, principal, "python", source, console=console, yes=False, err=False
+        )
+        show_outcome(console, outcome)
 
 
 def _read_program(console: Console) -> str | None:
@@ -50,7 +50,14 @@ def _read_program(console: Console) -> str | None:
         lines.append(line)
 
 
-def _show_balances(sluice: Sluice, console: Console) -> None:
-    outcome = call_now(sluice.ledger, ListAccounts())
-    for view in outcome.result or []:
-        console.print(f"  {view.account:<12} {view.owner:<12} {view.balance:>10}  {view.status}")
+def _show_balances(sluice: Sluice, principal: PrincipalView, console: Console) -> None:
+    try:
+        outcome = sluice.gateway.call(principal, "list_accounts", {})
+    except GatewayError as refused:
+        console.print(str(refused), markup=False)
+        return
+    for view in outcome["result"]:
+        line = (
+            f"  {view['account']:<12} {view['owner']:<12} {view['balance']:>10}  {view['status']}"
+        )
+        console.print(line, markup=False, highlight=False)

@@ -4,22 +4,33 @@ from __future__ import annotations
 
 from typing import Literal
 
-Stage = Literal["syntax", "check", "type", "limit", "refused", "runtime", "sandbox", "conflict"]
+Stage = Literal[
+    "syntax", "check", "type", "denied", "limit", "refused", "runtime", "sandbox", "conflict"
+]
 
 
 class ProgramError(Exception):
     """One clear line: what went wrong, then `(line L, column C)` when there is a place."""
 
     def __init__(
-        self, stage: Stage, message: str, line: int | None = None, column: int | None = None
+        self,
+        stage: Stage,
+        message: str,
+        line: int | None = None,
+        column: int | None = None,
+        *,
+        step: int | None = None,
     ) -> None:
         super().__init__(message)
         self.stage = stage
         self.message = message
         self.line = line
         self.column = column
+        self.step = step  # for JSON plans, whose places are steps
 
     def __str__(self) -> str:
+        if self.step is not None:
+            return f"{self.message} (step {self.step})"
         if self.line is None:
             return self.message
         return f"{self.message} (line {self.line}, column {self.column})"

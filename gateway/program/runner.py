@@ -16,6 +16,7 @@ from application.unit_of_work import ConflictError, UnitOfWork
 from application.validation import describe
 from gateway.catalog import Catalog
 from gateway.program.errors import ProgramError
+from gateway.program.guard import OpenGuard, ProgramGuard
 from gateway.program.limits import ProgramLimits
 from gateway.program.outcome import CallRecord, Outcome
 from gateway.program.sandbox import CallRefusedError, Sandbox
@@ -33,6 +34,7 @@ class Preview:
     output: str = ""
     error: ProgramError | None = None
     committed: Outcome | None = None
+    caps: dict[str, Any] = field(default_factory=dict)
 
     @property
     def ok(self) -> bool:
@@ -55,6 +57,7 @@ class Preview:
             "calls": [call.to_json() for call in self.calls],
             "result": self.result,
             "output": self.output,
+            "caps": self.caps,
             "error": None if self.error is None else str(self.error),
         }
 
@@ -68,17 +71,23 @@ class ProgramRunner:
         self.sandbox = sandbox
         self.limits = limits
 
-    def preview(self, source: str) -> Preview:
+    def preview(
+        self, source: str, *, guard: ProgramGuard | None = None, uow: UnitOfWork | None = None
+    ) -> Preview:
         """Check and run the program; nothing is written whatever happens."""
-        preview = Preview(source=source, uow=UnitOfWork(self.ledger))
+        checks = guard or OpenGuard()
+        preview = Preview(source=source, uow=uow or UnitOfWork(self.ledger))
         try:
-            named = check_program(source, self.catalog.names, self.limits)
-            calls = _Calls(self, preview, deadline=time.monotonic() + self.limits.wall_seconds)
-            run = self.sandbox.run(source, self.catalog.stubs, named, calls)
+            shape = check_program(source, self.catalog.names, self.limits)
+            checks.check_shape(shape)
+            deadline = time.monotonic() + self.limits.wall_seconds
+            calls = _Calls(self, preview, checks, deadline=deadline)
+            run = self.sandbox.run(source, self.catalog.stubs, shape.named, calls)
             preview.output = run.output
             preview.result = self._result(run.result)
         except ProgramError as error:
             preview.error = error
+        preview.caps = checks.usage()
         return preview
 
     def commit(self, preview: Preview) -> Outcome:
@@ -116,27 +125,32 @@ class ProgramRunner:
 class _Calls:
     """Answers one program's use-case calls: caps first, then validation, then execute."""
 
-    def __init__(self, runner: ProgramRunner, preview: Preview, *, deadline: float) -> None:
+    def __init__(
+        self, runner: ProgramRunner, preview: Preview, guard: ProgramGuard, *, deadline: float
+    ) -> None:
         self.limits = runner.limits
         self.catalog = runner.catalog
         self.preview = preview
+        self.guard = guard
         self.deadline = deadline
 
     def __call__(self, name: str, arguments: dict[str, Any], line: int, column: int) -> Any:
         preview = self.preview
         if len(preview.calls) >= self.limits.max_calls:
             raise CallRefusedError(
-                f"call limit: the program made more than {self.limits.max_calls} use-case calls"
+                f"call limit: the program made more than {self.limits.max_calls} use-case calls",
+                "limit",
             )
         if time.monotonic() > self.deadline:
             raise CallRefusedError(
-                f"time limit: the program ran longer than {self.limits.wall_seconds:g} s"
+                f"time limit: the program ran longer than {self.limits.wall_seconds:g} s", "limit"
             )
         use_case_class = self.catalog.get(name)
         try:
             use_case = use_case_class.model_validate(arguments)
         except ValidationError as error:
             raise CallRefusedError(f"{name}: {describe(error)}") from None
+        self.guard.check_call(use_case)
         outcome: dict[str, Any] = {}
         use_case.execute(
             preview.uow,

@@ -9,6 +9,7 @@ program, so no `try` in the program can step over it.
 from __future__ import annotations
 
 import re
+import threading
 from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from typing import Any
@@ -26,7 +27,7 @@ from pydantic_monty import (
     NameLookupSnapshot,
 )
 
-from gateway.program.errors import ProgramError, position_of
+from gateway.program.errors import ProgramError, Stage, position_of
 from gateway.program.limits import ProgramLimits
 
 # dispatch(name, keyword arguments, line, column) -> value returned to the program.
@@ -38,6 +39,10 @@ _LIMIT_BYTES = re.compile(r"> (\d+) bytes")
 
 class CallRefusedError(Exception):
     """Raised by a dispatch function: the program stops at this call."""
+
+    def __init__(self, message: str, stage: Stage = "refused") -> None:
+        super().__init__(message)
+        self.stage = stage
 
 
 @dataclass(frozen=True)
@@ -57,14 +62,26 @@ class Sandbox:
             # A backstop past the sandbox's own clock: a worker stuck in one turn is killed.
             request_timeout=limits.wall_seconds + 5.0,
         )
-        self._pool.__enter__()
+        self._started = False
+        self._lock = threading.Lock()
+
+    def _start(self) -> None:
+        # Workers are spawned on the first program, not for commands that run none.
+        with self._lock:
+            if not self._started:
+                self._pool.__enter__()
+                self._started = True
 
     def close(self) -> None:
-        self._pool.__exit__(None, None, None)
+        with self._lock:
+            if self._started:
+                self._pool.__exit__(None, None, None)
+                self._started = False
 
     def run(
         self, source: str, stubs: str, functions: Collection[str], dispatch: Dispatch
     ) -> SandboxRun:
+        self._start()
         output = CollectString(max_bytes=self.limits.max_output_bytes)
         placeholders = {name: _never_called for name in functions}
         try:
@@ -108,7 +125,7 @@ class Sandbox:
             try:
                 value = dispatch(str(snapshot.function_name), dict(snapshot.kwargs), line, column)
             except CallRefusedError as refusal:
-                raise ProgramError("refused", str(refusal), line, column) from None
+                raise ProgramError(refusal.stage, str(refusal), line, column) from None
             return snapshot.resume({"return_value": value})
         if isinstance(snapshot, NameLookupSnapshot):
             return snapshot.resume_auto()

@@ -10,6 +10,8 @@ from __future__ import annotations
 import ast
 import builtins
 from collections.abc import Collection
+from dataclasses import dataclass, field
+from typing import Any
 
 from gateway.program.errors import ProgramError
 from gateway.program.limits import ProgramLimits
@@ -26,8 +28,26 @@ SAFE_BUILTINS = frozenset(
 )  # fmt: skip
 
 
-def check_program(source: str, use_cases: Collection[str], limits: ProgramLimits) -> set[str]:
-    """The use cases the program names, or a ProgramError at the first problem found."""
+@dataclass(frozen=True)
+class LiteralCall:
+    """A use-case call as written: the arguments given as literals, and its place."""
+
+    name: str
+    literals: dict[str, Any]
+    line: int
+    column: int
+
+
+@dataclass
+class ProgramShape:
+    """What can be known of a program without running it."""
+
+    named: set[str] = field(default_factory=set)
+    calls: list[LiteralCall] = field(default_factory=list)
+
+
+def check_program(source: str, use_cases: Collection[str], limits: ProgramLimits) -> ProgramShape:
+    """The use cases the program names and calls, or a ProgramError at the first problem."""
     size = len(source.encode())
     if size > limits.max_source_bytes:
         raise ProgramError(
@@ -40,14 +60,17 @@ def check_program(source: str, use_cases: Collection[str], limits: ProgramLimits
             "syntax", f"syntax error: {error.msg}", error.lineno or 1, error.offset or 1
         ) from None
     defined = _defined_names(tree)
-    named: set[str] = set()
+    shape = ProgramShape()
     try:
         for node in ast.walk(tree):
-            _check_node(node, use_cases, defined, named)
+            _check_node(node, use_cases, defined, shape)
     except ProgramError as refusal:
         refusal.column = _character_column(source, refusal.line or 1, refusal.column or 1)
         raise
-    return named
+    for call in shape.calls:
+        object.__setattr__(call, "column", _character_column(source, call.line, call.column))
+    shape.calls.sort(key=lambda call: (call.line, call.column))
+    return shape
 
 
 def _character_column(source: str, line: int, byte_column: int) -> int:
@@ -57,7 +80,7 @@ def _character_column(source: str, line: int, byte_column: int) -> int:
 
 
 def _check_node(
-    node: ast.AST, use_cases: Collection[str], defined: set[str], named: set[str]
+    node: ast.AST, use_cases: Collection[str], defined: set[str], shape: ProgramShape
 ) -> None:
     if isinstance(node, ast.Import | ast.ImportFrom):
         raise _refuse(node, "import is not allowed: a program can only call the use cases")
@@ -69,9 +92,10 @@ def _check_node(
     if isinstance(node, definition) and node.name in use_cases:
         raise _refuse(node, f"{node.name} is a use case and cannot be redefined")
     if isinstance(node, ast.Name):
-        _check_name(node, use_cases, defined, named)
+        _check_name(node, use_cases, defined, shape.named)
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in use_cases:
         _check_use_case_call(node, node.func.id)
+        shape.calls.append(_literal_call(node, node.func.id))
 
 
 def _check_name(
@@ -97,6 +121,16 @@ def _check_use_case_call(node: ast.Call, name: str) -> None:
         raise _refuse(node, f"{name}: arguments must be given by name, as in name=value")
     if any(keyword.arg is None for keyword in node.keywords):
         raise _refuse(node, f"{name}: arguments must be written out, not unpacked with **")
+
+
+def _literal_call(node: ast.Call, name: str) -> LiteralCall:
+    literals = {}
+    for keyword in node.keywords:
+        try:
+            literals[str(keyword.arg)] = ast.literal_eval(keyword.value)
+        except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+            continue  # computed when the program runs; checked then
+    return LiteralCall(name, literals, node.lineno, node.col_offset + 1)
 
 
 def _defined_names(tree: ast.Module) -> set[str]:

@@ -20,7 +20,8 @@ def store(tmp_path: Path) -> dict[str, str]:
     """A SQLite file of its own, with the demo ledger seeded by `sluice demo`."""
     env = {**os.environ, "SLUICE_DATABASE_URL": f"sqlite://{tmp_path / 'cli.db'}"}
     seeded = subprocess.run([SLUICE, "demo"], env=env, capture_output=True, text=True, check=True)
-    assert "Opened demo accounts alice, bob, carla" in seeded.stdout
+    assert "opened alice, bob, carla" in seeded.stdout
+    assert "sk-demo-alice" in seeded.stdout
     return env
 
 
@@ -39,15 +40,17 @@ def sluice(
     )
 
 
-def run_json(env: dict[str, str], program: Path, *flags: str, stdin: str = "") -> tuple[int, Any]:
-    done = sluice(env, "run", str(program), "--as", "alice", "--json", *flags, stdin=stdin)
+def run_json(
+    env: dict[str, str], program: Path, *flags: str, stdin: str = "", who: str = "alice"
+) -> tuple[int, Any]:
+    done = sluice(env, "run", str(program), "--as", who, "--json", *flags, stdin=stdin)
     return done.returncode, json.loads(done.stdout)
 
 
 def balances(env: dict[str, str], tmp_path: Path) -> Any:
     program = tmp_path / "balances.py"
     program.write_text('{a["account"]: a["balance"] for a in list_accounts()}\n')
-    code, outcome = run_json(env, program)
+    code, outcome = run_json(env, program, who="auditor")
     assert code == 0, outcome
     return outcome["result"]
 
@@ -88,7 +91,7 @@ def test_run_yes_json_commits_the_seeds_back_and_forth(
         'transfer(payer="carla", payee="bob", amount=10)\n'
     )
 
-    code, outcome = run_json(store, program, "--yes")
+    code, outcome = run_json(store, program, "--yes", who="teller")
 
     assert code == 0
     assert set(outcome) == {"status", "changed", "events", "result", "error"}

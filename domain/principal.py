@@ -1,0 +1,79 @@
+"""Who may act: principals with a role, and the API keys that name them (stored as hashes)."""
+
+from __future__ import annotations
+
+from uuid import NAMESPACE_URL, UUID, uuid5
+
+from eventsourcing.domain import Aggregate, event
+
+ROLES = ("customer", "teller", "auditor", "admin")
+
+
+def principal_id(name: str) -> UUID:
+    return uuid5(NAMESPACE_URL, f"sluice:principal:{name}")
+
+
+def api_key_id(key_hash: str) -> UUID:
+    """A key is found by its hash alone: the id of its record is derived from it."""
+    return uuid5(NAMESPACE_URL, f"sluice:api-key:{key_hash}")
+
+
+class Principal(Aggregate):
+    """A person or system acting through the gateway, with one role."""
+
+    class Registered(Aggregate.Created):
+        name: str
+        role: str
+        owns: list[str]
+
+    class OwnershipGranted(Aggregate.Event):
+        account: str
+
+    @staticmethod
+    def create_id(name: str, role: str, owns: list[str]) -> UUID:
+        return principal_id(name)
+
+    @event(Registered)
+    def __init__(self, name: str, role: str, owns: list[str]) -> None:
+        if role not in ROLES:
+            raise ValueError(f"role {role!r} is not one of {', '.join(ROLES)}")
+        self.name = name
+        self.role = role
+        self.owns = list(owns)
+
+    def grant(self, account: str) -> None:
+        if account not in self.owns:
+            self._granted(account)
+
+    @event(OwnershipGranted)
+    def _granted(self, account: str) -> None:
+        self.owns.append(account)
+
+
+class ApiKey(Aggregate):
+    """The hash of a key and the principal it names; the key itself is never stored."""
+
+    class Issued(Aggregate.Created):
+        key_hash: str
+        principal: str
+
+    class Revoked(Aggregate.Event):
+        pass
+
+    @staticmethod
+    def create_id(key_hash: str, principal: str) -> UUID:
+        return api_key_id(key_hash)
+
+    @event(Issued)
+    def __init__(self, key_hash: str, principal: str) -> None:
+        self.key_hash = key_hash
+        self.principal = principal
+        self.revoked = False
+
+    def revoke(self) -> None:
+        if not self.revoked:
+            self._revoked()
+
+    @event(Revoked)
+    def _revoked(self) -> None:
+        self.revoked = True

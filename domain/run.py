@@ -1,0 +1,186 @@
+"""A run: the whole story of one program or direct call, from proposal to commit.
+
+Its events are appended in the same transaction as the domain events a commit causes,
+so every committed event can be traced to the run that produced it (P9).
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+from uuid import UUID
+
+from eventsourcing.domain import Aggregate, event
+
+from domain.errors import DomainError
+
+PENDING, COMMITTED, FAILED, REJECTED, EXPIRED = (
+    "pending",
+    "committed",
+    "failed",
+    "rejected",
+    "expired",
+)
+
+
+class ProposalEndedError(DomainError):
+    def __init__(self, run_id: UUID, status: str) -> None:
+        super().__init__(f"proposal {run_id} is {status}")
+        self.status = status
+
+
+class Run(Aggregate):
+    """A program (or a direct call) proposed by a principal, previewed, then decided."""
+
+    class Proposed(Aggregate.Created):
+        principal: str
+        kind: str
+        language: str
+        source: str
+        request: str | None
+        preview: dict[str, Any]
+        preview_hash: str
+        stored_events: list[dict[str, Any]]
+        read_versions: dict[str, int]
+        expires_at: datetime
+
+    class Repreviewed(Aggregate.Event):
+        preview: dict[str, Any]
+        preview_hash: str
+        stored_events: list[dict[str, Any]]
+        read_versions: dict[str, int]
+        expires_at: datetime
+
+    class Confirmed(Aggregate.Event):
+        by: str
+
+    class Committed(Aggregate.Event):
+        events: list[dict[str, Any]]
+
+    class Failed(Aggregate.Event):
+        error: str
+
+    class Rejected(Aggregate.Event):
+        by: str
+
+    class Expired(Aggregate.Event):
+        pass
+
+    @event(Proposed)
+    def __init__(
+        self,
+        *,
+        principal: str,
+        kind: str,
+        language: str,
+        source: str,
+        request: str | None,
+        preview: dict[str, Any],
+        preview_hash: str,
+        stored_events: list[dict[str, Any]],
+        read_versions: dict[str, int],
+        expires_at: datetime,
+    ) -> None:
+        self.principal = principal
+        self.kind = kind
+        self.language = language
+        self.source = source
+        self.request = request
+        self.status = PENDING
+        self.error: str | None = None
+        self.confirmed_by: str | None = None
+        self.confirmed_at: datetime | None = None
+        self.decided_by: str | None = None
+        self.committed_events: list[dict[str, Any]] = []
+        self._set_preview(
+            preview=preview,
+            preview_hash=preview_hash,
+            stored_events=stored_events,
+            read_versions=read_versions,
+            expires_at=expires_at,
+        )
+
+    def _set_preview(
+        self,
+        *,
+        preview: dict[str, Any],
+        preview_hash: str,
+        stored_events: list[dict[str, Any]],
+        read_versions: dict[str, int],
+        expires_at: datetime,
+    ) -> None:
+        self.preview = preview
+        self.preview_hash = preview_hash
+        self.stored_events = stored_events
+        self.read_versions = read_versions
+        self.expires_at = expires_at
+
+    def check_pending(self) -> None:
+        if self.status != PENDING:
+            raise ProposalEndedError(self.id, self.status)
+
+    def repreview(self, **fresh: Any) -> None:
+        """A fresh preview after the store moved on; the proposal waits for its new hash."""
+        self.check_pending()
+        self._repreviewed(**fresh)
+
+    @event(Repreviewed)
+    def _repreviewed(
+        self,
+        *,
+        preview: dict[str, Any],
+        preview_hash: str,
+        stored_events: list[dict[str, Any]],
+        read_versions: dict[str, int],
+        expires_at: datetime,
+    ) -> None:
+        self._set_preview(
+            preview=preview,
+            preview_hash=preview_hash,
+            stored_events=stored_events,
+            read_versions=read_versions,
+            expires_at=expires_at,
+        )
+
+    def confirm(self, by: str) -> None:
+        self.check_pending()
+        self._confirmed(by)
+
+    @event(Confirmed)
+    def _confirmed(self, by: str) -> None:
+        self.confirmed_by = by
+        self.confirmed_at = self.modified_on
+
+    def commit(self, events: list[dict[str, Any]]) -> None:
+        self._committed(events)
+
+    @event(Committed)
+    def _committed(self, events: list[dict[str, Any]]) -> None:
+        self.status = COMMITTED
+        self.committed_events = events
+
+    def fail(self, error: str) -> None:
+        self.check_pending()
+        self._failed(error)
+
+    @event(Failed)
+    def _failed(self, error: str) -> None:
+        self.status = FAILED
+        self.error = error
+
+    def reject(self, by: str) -> None:
+        self.check_pending()
+        self._rejected(by)
+
+    @event(Rejected)
+    def _rejected(self, by: str) -> None:
+        self.status = REJECTED
+        self.decided_by = by
+
+    def expire(self) -> None:
+        self.check_pending()
+        self._expired()
+
+    @event(Expired)
+    def _expired(self) -> None:
+        self.status = EXPIRED

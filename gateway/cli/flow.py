@@ -1,0 +1,66 @@
+"""Propose, show, ask, confirm: the path of one program from a terminal."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import typer
+from rich.console import Console
+
+from application.principals import PrincipalView
+from gateway.cli.render import show_preview
+from gateway.errors import GatewayError
+from gateway.facade import Gateway
+
+OUTCOME_KEYS = ("status", "changed", "events", "result", "error")
+
+
+def submit(
+    gateway: Gateway,
+    principal: PrincipalView,
+    language: str,
+    source: str,
+    *,
+    console: Console,
+    yes: bool,
+    err: bool,
+) -> dict[str, Any]:
+    """The outcome `{status, changed, events, result, error}` of one program."""
+    try:
+        proposal = gateway.propose(principal, language, source)
+    except GatewayError as refused:
+        return _failed(str(refused))
+    if proposal["status"] != "pending":
+        return _only_outcome(proposal["outcome"])
+    while True:
+        show_preview(console, proposal["preview"])
+        console.print(f"Proposal {proposal['id']} (expires {proposal['expires_at']})")
+        if not yes and not _confirmed(len(proposal["preview"]["events"]), err=err):
+            gateway.reject(principal, proposal["id"])
+            return {"status": "declined", "changed": "nothing", "events": [],
+                    "result": proposal["preview"]["result"], "error": None}  # fmt: skip
+        try:
+            return _only_outcome(
+                gateway.confirm(principal, proposal["id"], proposal["preview_hash"])
+            )
+        except GatewayError as refused:
+            fresh = refused.extra.get("proposal")
+            if refused.kind != "conflict" or not fresh or fresh["status"] != "pending" or yes:
+                return _failed(str(refused))
+            console.print(f"[yellow]{refused}[/]", highlight=False, markup=False)
+            proposal = fresh
+
+
+def _confirmed(count: int, *, err: bool) -> bool:
+    try:
+        return typer.confirm(f"Commit these {count} events?", default=False, err=err)
+    except typer.Abort:
+        return False
+
+
+def _failed(error: str) -> dict[str, Any]:
+    return {"status": "failed", "changed": "nothing", "events": [], "result": None, "error": error}
+
+
+def _only_outcome(outcome: dict[str, Any]) -> dict[str, Any]:
+    return {key: outcome[key] for key in OUTCOME_KEYS}

@@ -1,0 +1,73 @@
+"""Refusals of the gateway, by kind; the HTTP layer maps each kind to a status and a type."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+ErrorKind = Literal[
+    "unauthenticated",
+    "forbidden",
+    "not-found",
+    "bad-request",
+    "invalid-program",
+    "cap-exceeded",
+    "refused",
+    "conflict",
+    "gone",
+    "rate-limited",
+]
+
+
+class GatewayError(Exception):
+    """One clear message; the run that recorded it and the program position, when known."""
+
+    def __init__(
+        self,
+        kind: ErrorKind,
+        message: str,
+        *,
+        run_id: str | None = None,
+        line: int | None = None,
+        column: int | None = None,
+        step: int | None = None,
+        extra: dict[str, Any] | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.kind = kind
+        self.message = message
+        self.run_id = run_id
+        self.line = line
+        self.column = column
+        self.step = step
+        self.extra = extra or {}
+
+    def __str__(self) -> str:
+        if self.step is not None:
+            return f"{self.message} (step {self.step})"
+        if self.line is not None:
+            return f"{self.message} (line {self.line}, column {self.column})"
+        return self.message
+
+    def to_json(self) -> dict[str, Any]:
+        body: dict[str, Any] = {"kind": self.kind, "error": str(self)}
+        if self.run_id:
+            body["run_id"] = self.run_id
+        if self.step is not None:
+            body["step"] = self.step
+        elif self.line is not None:
+            body["line"], body["column"] = self.line, self.column
+        return body | self.extra
+
+
+# The stage a program failed at decides who must act, hence the kind of error.
+STAGE_KINDS: dict[str, ErrorKind] = {
+    "syntax": "invalid-program",
+    "check": "invalid-program",
+    "type": "invalid-program",
+    "runtime": "invalid-program",
+    "sandbox": "invalid-program",
+    "denied": "forbidden",
+    "limit": "cap-exceeded",
+    "refused": "refused",
+    "conflict": "conflict",
+}

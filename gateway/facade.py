@@ -1,0 +1,168 @@
+"""The hardened facade: everything an agent, a client or an operator may ask of Sluice.
+
+Every entry takes the authenticated principal; HTTP, the CLI and the agent call only this.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from pydantic import ValidationError
+
+from application import principals as principal_store
+from application.event_view import event_view, plain
+from application.ledger import Ledger
+from application.ports import CallbackPort
+from application.principals import PrincipalView
+from application.unit_of_work import ConflictError, UnitOfWork
+from application.use_case import UseCase
+from application.validation import describe
+from domain.run import Run
+from gateway.catalog import Catalog, UnknownUseCaseError
+from gateway.errors import STAGE_KINDS, GatewayError
+from gateway.plans import plan_schema
+from gateway.policy.access import PrincipalGuard, denial, may_call
+from gateway.policy.caps import Caps
+from gateway.policy.rate import RateLimiter
+from gateway.program.runner import ProgramRunner
+from gateway.program.sandbox import CallRefusedError
+from gateway.proposals import Clock, Proposals, utc_now
+from gateway.runs import outcome_json
+
+
+class Gateway:
+    def __init__(
+        self,
+        ledger: Ledger,
+        catalog: Catalog,
+        runner: ProgramRunner,
+        caps: Caps,
+        clock: Clock = utc_now,
+    ) -> None:
+        self.ledger = ledger
+        self.catalog = catalog
+        self.caps = caps
+        self.proposals = Proposals(ledger, catalog, runner, caps, clock)
+        self.rate = RateLimiter(caps.programs_per_minute)
+
+    # Who is asking.
+
+    def authenticate(self, api_key: str | None) -> PrincipalView:
+        if not api_key:
+            raise GatewayError("unauthenticated", "an API key is required")
+        principal = principal_store.authenticate(self.ledger, api_key)
+        if principal is None:
+            raise GatewayError("unauthenticated", "this API key is unknown or revoked")
+        return principal
+
+    # What it may see.
+
+    def catalog_for(self, principal: PrincipalView) -> Catalog:
+        allowed = [n for n in self.catalog.names if may_call(principal, self.catalog.get(n))]
+        return self.catalog.only(allowed)
+
+    def directory(self, principal: PrincipalView) -> str:
+        return self.catalog_for(principal).directory()
+
+    def sheets(self, principal: PrincipalView, names: list[str]) -> list[dict[str, Any]]:
+        for name in names:
+            self._use_case(principal, name)
+        return self.catalog.sheets(names)
+
+    def plan_schema(self, principal: PrincipalView) -> dict[str, Any]:
+        return plan_schema(self.catalog_for(principal), self.caps.max_calls)
+
+    # What it may do.
+
+    def call(self, principal: PrincipalView, name: str, arguments: Any) -> dict[str, Any]:
+        """A direct call by the principal's own client: same permissions and caps, no preview."""
+        use_case_class = self._use_case(principal, name)
+        if not isinstance(arguments, dict):
+            raise GatewayError("bad-request", f"{name}: arguments must be a JSON object")
+        try:
+            use_case = use_case_class.model_validate(arguments)
+        except ValidationError as error:
+            raise GatewayError("bad-request", f"{name}: {describe(error)}") from None
+        source = json.dumps({"use_case": name, "arguments": plain(use_case.model_dump())})
+        uow = UnitOfWork(self.ledger, visible=principal.owns if principal.scoped else None)
+        try:
+            PrincipalGuard(principal, self.catalog, self.caps).check_call(use_case)
+            result = self._execute(use_case, uow)
+        except CallRefusedError as refusal:
+            kind = STAGE_KINDS.get(refusal.stage, "refused")
+            run = self._record_failure(principal, source, str(refusal))
+            raise GatewayError(kind, str(refusal), run_id=run) from None
+        if not uow.events and use_case_class.kind == "read":
+            return {"status": "committed", "changed": "nothing", "events": [], "result": result,
+                    "error": None, "run_id": None}  # fmt: skip
+        return self._commit_direct(principal, source, uow, result)
+
+    def propose(
+        self, principal: PrincipalView, language: str, source: str, *, request: str | None = None
+    ) -> dict[str, Any]:
+        wait = self.rate.admit(principal.name)
+        if wait is not None:
+            raise GatewayError(
+                "rate-limited",
+                f"cap programs_per_minute: principal {principal.name} may propose "
+                f"{self.caps.programs_per_minute} programs a minute; retry in {wait:.0f} s",
+                extra={"retry_after": max(1, round(wait))},
+            )
+        return self.proposals.propose(principal, language, source, request=request)
+
+    def proposal(self, principal: PrincipalView, run_id: str) -> dict[str, Any]:
+        return self.proposals.get(principal, run_id)
+
+    def confirm(self, principal: PrincipalView, run_id: str, preview_hash: str) -> dict[str, Any]:
+        return self.proposals.confirm(principal, run_id, preview_hash)
+
+    def reject(self, principal: PrincipalView, run_id: str) -> dict[str, Any]:
+        return self.proposals.reject(principal, run_id)
+
+    # Inside.
+
+    def _use_case(self, principal: PrincipalView, name: str) -> type[UseCase[Any]]:
+        try:
+            use_case = self.catalog.get(name)
+        except UnknownUseCaseError as error:
+            raise GatewayError("not-found", str(error)) from None
+        if not may_call(principal, use_case):
+            raise GatewayError("forbidden", denial(principal, name))
+        return use_case
+
+    def _execute(self, use_case: UseCase[Any], uow: UnitOfWork) -> Any:
+        kept: dict[str, Any] = {}
+        use_case.execute(
+            uow,
+            CallbackPort(
+                on_success=lambda value: kept.update(value=value),
+                on_failure=lambda error: kept.update(error=error),
+            ),
+        )
+        if "error" in kept:
+            raise CallRefusedError(f"{use_case.name}: {kept['error']}")
+        uow.collect()
+        return type(use_case).result_adapter().dump_python(kept["value"], mode="json")
+
+    def _commit_direct(
+        self, principal: PrincipalView, source: str, uow: UnitOfWork, result: Any
+    ) -> dict[str, Any]:
+        shown = [event_view(e, uow.account_name(e.originator_id)) for e in uow.events]
+        run = self.proposals.direct_run(principal, source, uow, shown, result)
+        try:
+            committed = uow.commit(run)
+        except ConflictError as conflict:
+            raise GatewayError("conflict", str(conflict)) from None
+        events = [
+            event_view(c.event, uow.account_name(c.event.originator_id), c.position)
+            for c in committed
+        ]
+        return outcome_json(run) | {"events": events}
+
+    def _record_failure(self, principal: PrincipalView, source: str, error: str) -> str:
+        run = self.proposals.failed_run(principal, source, error)
+        return str(run.id)
+
+
+__all__ = ["Gateway", "GatewayError", "Run"]

@@ -1,0 +1,97 @@
+"""Least privilege (P5) and caps (P6) for one principal's program or call."""
+
+from __future__ import annotations
+
+from collections import Counter
+from decimal import Decimal
+from typing import Any
+
+from application.principals import PrincipalView
+from application.use_case import UseCase
+from gateway.catalog import Catalog
+from gateway.policy.caps import Caps
+from gateway.program.errors import ProgramError
+from gateway.program.sandbox import CallRefusedError
+from gateway.program.static_check import ProgramShape
+
+
+def may_call(principal: PrincipalView, use_case: type[UseCase[Any]]) -> bool:
+    return principal.role in use_case.permission.roles
+
+
+def denial(principal: PrincipalView, name: str) -> str:
+    return f"{name} is not allowed for principal {principal.name}"
+
+
+def ownership_denial(principal: PrincipalView, name: str, argument: str, account: str) -> str:
+    return f"{name}: {argument} {account} is not an account of principal {principal.name}"
+
+
+class PrincipalGuard:
+    """Checks one program (or one direct call) of one principal, counting what it uses."""
+
+    def __init__(self, principal: PrincipalView, catalog: Catalog, caps: Caps) -> None:
+        self.principal = principal
+        self.catalog = catalog
+        self.caps = caps
+        self.calls: Counter[str] = Counter()
+        self.moved = Decimal("0.00")
+
+    def check_shape(self, shape: ProgramShape) -> None:
+        """Every use case the program names must be allowed; literal accounts must be owned."""
+        for name in sorted(shape.named):
+            if not may_call(self.principal, self.catalog.get(name)):
+                where = next((c for c in shape.calls if c.name == name), None)
+                line, column = (where.line, where.column) if where else (None, None)
+                raise ProgramError("denied", denial(self.principal, name), line, column)
+        for call in shape.calls:
+            refusal = self._ownership(self.catalog.get(call.name), call.literals)
+            if refusal:
+                raise ProgramError("denied", refusal, call.line, call.column)
+
+    def check_call(self, use_case: UseCase[Any]) -> None:
+        """At run time: role, ownership, then the caps this call would exceed."""
+        kind = type(use_case)
+        if not may_call(self.principal, kind):
+            raise CallRefusedError(denial(self.principal, kind.name), "denied")
+        refusal = self._ownership(kind, use_case.model_dump())
+        if refusal:
+            raise CallRefusedError(refusal, "denied")
+        limit = self.caps.max_calls_per_use_case.get(kind.name)
+        if limit is not None and self.calls[kind.name] >= limit:
+            raise CallRefusedError(
+                f"cap max_calls_per_use_case: more than {limit} {kind.name} calls in one program",
+                "limit",
+            )
+        if kind.moves_amount:
+            amount = Decimal(getattr(use_case, kind.moves_amount))
+            if self.moved + amount > self.caps.max_amount_per_program:
+                raise CallRefusedError(
+                    f"cap max_amount_per_program: moving {amount:f} more would bring the program "
+                    f"to {self.moved + amount:f}, over {self.caps.max_amount_per_program:f}",
+                    "limit",
+                )
+            self.moved += amount
+        self.calls[kind.name] += 1
+
+    def usage(self) -> dict[str, Any]:
+        used: dict[str, Any] = {
+            "calls": {"used": sum(self.calls.values()), "limit": self.caps.max_calls}
+        }
+        for name, count in sorted(self.calls.items()):
+            limit = self.caps.max_calls_per_use_case.get(name)
+            used[name] = {"used": count, "limit": limit}
+        used["amount"] = {
+            "used": f"{self.moved:f}",
+            "limit": f"{self.caps.max_amount_per_program:f}",
+        }
+        return used
+
+    def _ownership(self, kind: type[UseCase[Any]], arguments: dict[str, Any]) -> str | None:
+        if not self.principal.scoped:
+            return None
+        for argument in kind.permission.owned:
+            account = arguments.get(argument)
+            if isinstance(account, str) and account not in self.principal.owns:
+                return ownership_denial(self.principal, kind.name, argument, account)
+        return None

@@ -1,0 +1,83 @@
+"""Caps on what one program, and one principal per minute, may do (P6). All configurable."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field, fields, replace
+from decimal import Decimal, InvalidOperation
+from typing import Any
+
+from gateway.program.limits import ProgramLimits
+
+DEFAULT_PER_USE_CASE = {
+    "transfer": 10,
+    "deposit": 10,
+    "withdraw": 10,
+    "open_account": 5,
+    "close_account": 5,
+}
+ENV_PREFIX = "SLUICE_CAP_"
+
+
+class CapsConfigError(ValueError):
+    """A cap set from the environment that is not a valid value."""
+
+
+@dataclass(frozen=True)
+class Caps:
+    max_calls: int = 50
+    max_calls_per_use_case: Mapping[str, int] = field(
+        default_factory=lambda: dict(DEFAULT_PER_USE_CASE)
+    )
+    max_amount_per_program: Decimal = Decimal("10000.00")
+    max_run_seconds: float = 2.0
+    max_memory_bytes: int = 32 * 2**20
+    max_program_bytes: int = 20_000
+    programs_per_minute: int = 30
+    proposal_ttl_seconds: int = 15 * 60
+    complete_reads_at_once: bool = True
+
+    def program_limits(self) -> ProgramLimits:
+        return ProgramLimits(
+            max_source_bytes=self.max_program_bytes,
+            max_calls=self.max_calls,
+            wall_seconds=self.max_run_seconds,
+            max_memory_bytes=self.max_memory_bytes,
+        )
+
+    @classmethod
+    def from_env(cls, env: Mapping[str, str] | None = None) -> Caps:
+        """Defaults, overridden by SLUICE_CAP_<FIELD> variables (e.g. SLUICE_CAP_MAX_CALLS=20).
+
+        SLUICE_CAP_MAX_CALLS_PER_USE_CASE takes `transfer=10,withdraw=5`.
+        """
+        source = os.environ if env is None else env
+        caps = cls()
+        changes: dict[str, Any] = {}
+        for spec in fields(cls):
+            raw = source.get(ENV_PREFIX + spec.name.upper())
+            if raw is not None:
+                changes[spec.name] = _parse(spec.name, raw, getattr(caps, spec.name))
+        return replace(caps, **changes)
+
+
+def _parse(name: str, raw: str, default: Any) -> Any:
+    variable = ENV_PREFIX + name.upper()
+    try:
+        if isinstance(default, bool):
+            if raw.lower() not in {"1", "0", "true", "false", "yes", "no"}:
+                raise ValueError(raw)
+            return raw.lower() in {"1", "true", "yes"}
+        if isinstance(default, Mapping):
+            pairs = [item.split("=", 1) for item in raw.split(",") if item.strip()]
+            parsed = {key.strip(): int(value) for key, value in pairs}
+            if any(v <= 0 for v in parsed.values()):
+                raise ValueError(raw)
+            return parsed
+        value = type(default)(raw)
+    except (ValueError, InvalidOperation):
+        raise CapsConfigError(f"{variable}={raw!r} is not a valid value for this cap") from None
+    if value <= 0:
+        raise CapsConfigError(f"{variable}={raw!r}: a cap must be positive")
+    return value

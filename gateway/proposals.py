@@ -1,0 +1,309 @@
+"""Proposals (P2, P3): preview, then commit exactly what was confirmed, or nothing.
+
+A proposal is a Run in the store, not in process memory: it carries the previewed events
+as the store will record them, and the versions of every account the program read. Any
+gateway process can confirm it; confirming commits those very events with the run's
+Confirmed and Committed events in ONE transaction, guarded by the read versions.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Callable
+from datetime import UTC, datetime, timedelta
+from typing import Any
+from uuid import UUID
+
+from eventsourcing.application import AggregateNotFoundError
+from eventsourcing.persistence import IntegrityError
+
+from application import event_codec
+from application.ledger import Ledger
+from application.principals import PrincipalView
+from application.unit_of_work import UnitOfWork
+from domain.run import COMMITTED, EXPIRED, PENDING, Run
+from gateway.catalog import Catalog
+from gateway.errors import STAGE_KINDS, GatewayError
+from gateway.plans import at_step, compile_plan
+from gateway.policy.access import PrincipalGuard
+from gateway.policy.caps import Caps
+from gateway.program.errors import ProgramError
+from gateway.program.runner import Preview, ProgramRunner
+from gateway.runs import outcome_json, proposal_json
+
+LANGUAGES = ("python", "plan")
+READ_ANY_RUN = frozenset({"auditor", "admin"})
+Clock = Callable[[], datetime]
+
+
+def utc_now() -> datetime:
+    return datetime.now(UTC)
+
+
+class Proposals:
+    def __init__(
+        self,
+        ledger: Ledger,
+        catalog: Catalog,
+        runner: ProgramRunner,
+        caps: Caps,
+        clock: Clock = utc_now,
+    ) -> None:
+        self.ledger = ledger
+        self.catalog = catalog
+        self.runner = runner
+        self.caps = caps
+        self.clock = clock
+
+    def propose(
+        self, principal: PrincipalView, language: str, source: str, *, request: str | None = None
+    ) -> dict[str, Any]:
+        """Check and preview; a write program waits for confirmation of its preview hash."""
+        preview, steps = self._preview(principal, language, source)
+        run = Run(
+            principal=principal.name,
+            kind="program",
+            language=language,
+            source=source,
+            request=request,
+            **self._recorded_preview(principal, language, source, preview),
+        )
+        if not preview.ok:
+            assert preview.error is not None
+            error = at_step(preview.error, steps) if steps else preview.error
+            run.fail(str(error))
+            self.ledger.save(run)
+            raise _program_error(error, run)
+        if not preview.writes and self.caps.complete_reads_at_once:
+            run.confirm(principal.name)
+            run.commit([])
+        self.ledger.save(run)
+        return proposal_json(run) | {"outcome": outcome_json(run)}
+
+    def get(self, principal: PrincipalView, run_id: str) -> dict[str, Any]:
+        run = self._load(principal, run_id, reading=True)
+        return proposal_json(run) | {"outcome": outcome_json(run)}
+
+    def confirm(self, principal: PrincipalView, run_id: str, preview_hash: str) -> dict[str, Any]:
+        """Commit the confirmed preview once; a stale one gets a conflict and a fresh preview."""
+        run = self._load(principal, run_id)
+        if run.status == COMMITTED and run.preview_hash == preview_hash:
+            return outcome_json(run)  # confirming twice commits once
+        self._check_open(run)
+        if preview_hash != run.preview_hash:
+            raise GatewayError(
+                "conflict",
+                f"preview_hash {preview_hash[:12]}... is not the current preview of "
+                f"proposal {run.id}; review the current preview and confirm its hash",
+                run_id=str(run.id),
+                extra={"proposal": proposal_json(run)},
+            )
+        events = event_codec.decode(self.ledger, run.stored_events)
+        run.confirm(principal.name)
+        run.commit(_references(run))
+        read_versions = {UUID(k): v for k, v in run.read_versions.items()}
+        try:
+            recordings = self.ledger.save(*events, run, read_versions=read_versions)
+        except IntegrityError:
+            return self._after_conflict(principal, run_id, preview_hash)
+        positions = {
+            (
+                run.preview["events"][i]["account"],
+                r.domain_event.originator_version,
+            ): r.notification.id
+            for i, r in enumerate(recordings[: len(events)])
+        }
+        return outcome_json(run, positions)
+
+    def reject(self, principal: PrincipalView, run_id: str) -> dict[str, Any]:
+        run = self._load(principal, run_id)
+        self._check_open(run)
+        run.reject(principal.name)
+        self.ledger.save(run)
+        return proposal_json(run) | {"outcome": outcome_json(run)}
+
+    # Inside.
+
+    def _preview(self, principal: PrincipalView, language: str, source: str) -> tuple[Preview, int]:
+        if language not in LANGUAGES:
+            raise GatewayError("bad-request", f"language {language!r} is not one of python, plan")
+        guard = PrincipalGuard(principal, self.catalog, self.caps)
+        uow = UnitOfWork(self.ledger, visible=principal.owns if principal.scoped else None)
+        if language == "python":
+            return self.runner.preview(source, guard=guard, uow=uow), 0
+        try:
+            program = compile_plan(
+                source,
+                self.catalog,
+                max_bytes=self.caps.max_program_bytes,
+                max_steps=self.caps.max_calls,
+            )
+        except ProgramError as error:
+            preview = Preview(source=source, uow=uow, error=error)
+            return preview, 0
+        steps = program.count("\n") - 1
+        return self.runner.preview(program, guard=guard, uow=uow), steps
+
+    def direct_run(
+        self,
+        principal: PrincipalView,
+        source: str,
+        uow: UnitOfWork,
+        shown_events: list[dict[str, Any]],
+        result: Any,
+    ) -> Run:
+        """The run of a direct call, confirmed by its caller; the caller commits it."""
+        shown = {"events": shown_events, "calls": [], "result": result, "output": "", "caps": {}}
+        run = Run(
+            principal=principal.name,
+            kind="direct",
+            language="call",
+            source=source,
+            request=None,
+            **self._record(principal, "call", source, shown, uow, ok=True),
+        )
+        run.confirm(principal.name)
+        run.commit(_references(run))
+        return run
+
+    def failed_run(self, principal: PrincipalView, source: str, error: str) -> Run:
+        """Record a refused direct call: every refusal is part of the audit trail."""
+        shown: dict[str, Any] = {
+            "events": [],
+            "calls": [],
+            "result": None,
+            "output": "",
+            "caps": {},
+        }
+        run = Run(
+            principal=principal.name,
+            kind="direct",
+            language="call",
+            source=source,
+            request=None,
+            **self._record(principal, "call", source, shown, None, ok=False),
+        )
+        run.fail(error)
+        self.ledger.save(run)
+        return run
+
+    def _recorded_preview(
+        self, principal: PrincipalView, language: str, source: str, preview: Preview
+    ) -> dict[str, Any]:
+        return self._record(
+            principal, language, source, preview.to_json(), preview.uow, ok=preview.ok
+        )
+
+    def _record(
+        self,
+        principal: PrincipalView,
+        language: str,
+        source: str,
+        shown: dict[str, Any],
+        uow: UnitOfWork | None,
+        *,
+        ok: bool,
+    ) -> dict[str, Any]:
+        stored = event_codec.encode(self.ledger, uow.events) if ok and uow else []
+        read_versions = {str(k): v for k, v in uow.read_versions().items()} if uow else {}
+        fingerprint = {
+            "principal": principal.name,
+            "language": language,
+            "source": source,
+            "stored_events": stored,
+            "read_versions": read_versions,
+            "result": shown["result"],
+        }
+        digest = hashlib.sha256(json.dumps(fingerprint, sort_keys=True).encode()).hexdigest()
+        return {
+            "preview": shown,
+            "preview_hash": digest,
+            "stored_events": stored,
+            "read_versions": read_versions,
+            "expires_at": self.clock() + timedelta(seconds=self.caps.proposal_ttl_seconds),
+        }
+
+    def _load(self, principal: PrincipalView, run_id: str, *, reading: bool = False) -> Run:
+        try:
+            run: object = self.ledger.repository.get(UUID(run_id))
+        except (ValueError, AggregateNotFoundError):
+            raise GatewayError("not-found", f"no proposal {run_id}") from None
+        if not isinstance(run, Run):
+            raise GatewayError("not-found", f"no proposal {run_id}")
+        if run.principal != principal.name and not (reading and principal.role in READ_ANY_RUN):
+            raise GatewayError(
+                "forbidden", f"proposal {run_id} belongs to principal {run.principal}"
+            )
+        return run
+
+    def _check_open(self, run: Run) -> None:
+        if run.status == PENDING and self.clock() >= run.expires_at:
+            run.expire()
+            self.ledger.save(run)
+        if run.status == EXPIRED:
+            raise GatewayError(
+                "gone",
+                f"proposal {run.id} expired at {run.expires_at.isoformat()}; nothing was written",
+                run_id=str(run.id),
+            )
+        if run.status != PENDING:
+            raise GatewayError(
+                "gone",
+                f"proposal {run.id} is {run.status}; nothing more can happen to it",
+                run_id=str(run.id),
+            )
+
+    def _after_conflict(
+        self, principal: PrincipalView, run_id: str, preview_hash: str
+    ) -> dict[str, Any]:
+        run = self._load(principal, run_id)
+        if run.status == COMMITTED and run.preview_hash == preview_hash:
+            return outcome_json(run)  # another confirmation of this preview won the race
+        self._check_open(run)
+        preview, steps = self._preview(principal, run.language, run.source)
+        if not preview.ok:
+            assert preview.error is not None
+            error = at_step(preview.error, steps) if steps else preview.error
+            run.fail(f"conflict: the store moved on and the program now fails: {error}")
+            self.ledger.save(run)
+            raise GatewayError(
+                "conflict",
+                f"the accounts changed since the preview and the program now fails: {error}; "
+                "nothing was written",
+                run_id=str(run.id),
+                extra={"proposal": proposal_json(run)},
+            )
+        fresh = self._recorded_preview(principal, run.language, run.source, preview)
+        run.repreview(**fresh)
+        self.ledger.save(run)
+        raise GatewayError(
+            "conflict",
+            "the accounts this program read or wrote changed since the preview; nothing was "
+            "written; here is a fresh preview to confirm",
+            run_id=str(run.id),
+            extra={"proposal": proposal_json(run)},
+        )
+
+
+def _references(run: Run) -> list[dict[str, Any]]:
+    return [
+        {
+            "account": shown["account"],
+            "aggregate_id": stored["originator_id"],
+            "version": stored["originator_version"],
+            "type": shown["type"],
+        }
+        for shown, stored in zip(run.preview["events"], run.stored_events, strict=True)
+    ]
+
+
+def _program_error(error: ProgramError, run: Run) -> GatewayError:
+    return GatewayError(
+        STAGE_KINDS.get(error.stage, "invalid-program"),
+        error.message,
+        run_id=str(run.id),
+        line=error.line,
+        column=error.column,
+        step=error.step,
+    )

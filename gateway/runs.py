@@ -1,0 +1,45 @@
+"""How runs read to callers: a proposal, and the outcome of a decided run."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from domain.run import COMMITTED, Run
+
+
+def proposal_json(run: Run) -> dict[str, Any]:
+    """`{id, status, preview: {events, calls, result}, preview_hash, expires_at, ...}`."""
+    return {
+        "id": str(run.id),
+        "status": run.status,
+        "principal": run.principal,
+        "kind": run.kind,
+        "language": run.language,
+        "source": run.source,
+        "request": run.request,
+        "preview": run.preview,
+        "preview_hash": run.preview_hash,
+        "expires_at": run.expires_at.isoformat(),
+        "created_at": run.created_on.isoformat(),
+        "confirmed_by": run.confirmed_by,
+        "decided_by": run.decided_by,
+        "error": run.error,
+    }
+
+
+def outcome_json(run: Run, positions: dict[tuple[str, int], int] | None = None) -> dict[str, Any]:
+    """The authoritative fields: status, changed, events, result, error."""
+    committed = run.status == COMMITTED
+    events = run.preview.get("events", []) if committed else []
+    placed = [
+        {**event, "position": (positions or {}).get((event["account"], event["version"]))}
+        for event in events
+    ]
+    return {
+        "run_id": str(run.id),
+        "status": run.status,
+        "changed": len(placed) if placed else "nothing",
+        "events": placed,
+        "result": run.preview.get("result") if committed else None,
+        "error": run.error,
+    }
