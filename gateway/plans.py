@@ -21,7 +21,7 @@ from gateway.program.errors import ProgramError
 from gateway.sheets import result_schema
 
 RESULT_NAME = r"^[a-z][a-z0-9_]{0,31}$"
-REFERENCE = r"^[a-z][a-z0-9_]{0,31}(\.[a-z_][a-z0-9_]{0,63})?$"
+REFERENCE = r"^[a-z][a-z0-9_]{0,31}(\.[a-z][a-z0-9_]{0,63})?$"
 MAX_NESTING = 16
 
 
@@ -158,7 +158,12 @@ def _validate(value: Any, schema: dict[str, Any], where: str, step: int | None =
         step = int(path[1]) + 1
         path = path[2:]
     located = ".".join(path)
-    message = f"{where}: {located + ': ' if located else ''}{_short(error.message)}"
+    if error.validator in ("maxItems", "minItems") and isinstance(error.instance, list):
+        bound = "at most" if error.validator == "maxItems" else "at least"
+        reason = f"{len(error.instance)} items, where {bound} {error.validator_value} are allowed"
+    else:
+        reason = _short(error.message)
+    message = f"{where}: {located + ': ' if located else ''}{reason}"
     raise ProgramError("check", message, step=step)
 
 

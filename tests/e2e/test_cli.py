@@ -176,3 +176,46 @@ def test_the_default_store_is_a_sqlite_file_under_var(tmp_path: Path) -> None:
 
     assert done.returncode == 0
     assert (tmp_path / "var" / "sluice.db").is_file()
+
+
+def test_principal_add_prints_a_key_once_that_then_runs_programs(
+    store: dict[str, str], tmp_path: Path
+) -> None:
+    added = sluice(store, "principal", "add", "dana", "--role", "customer", "--owns", "carla")
+    again = sluice(store, "principal", "add", "dana", "--role", "customer")
+    key = added.stdout.strip()
+    program = tmp_path / "read.py"
+    program.write_text('get_balance(account="carla")\n')
+
+    done = sluice(store, "run", str(program), "--key", key, "--json")
+
+    assert added.returncode == 0
+    assert key.startswith("sk-") and len(key) > 30
+    assert (again.returncode, "principal dana already exists" in again.stderr) == (2, True)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["result"] == "0.00"
+
+
+def test_run_a_plan_and_refuse_an_unknown_key(store: dict[str, str], tmp_path: Path) -> None:
+    plan = tmp_path / "plan.json"
+    plan.write_text(
+        json.dumps(
+            {
+                "steps": [
+                    {"tool": "transfer", "args": {"payer": "alice", "payee": "bob", "amount": 5}}
+                ]
+            }
+        )
+    )
+
+    done = sluice(store, "run", str(plan), "--as", "alice", "--language", "plan", "--yes", "--json")
+    unknown = sluice(store, "run", str(plan), "--key", "sk-nope", "--language", "plan")
+    forbidden = sluice(store, "run", str(plan), "--as", "bob", "--language", "plan", "--json")
+
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["changed"] == 2
+    assert (unknown.returncode, "unknown or revoked" in unknown.stderr) == (2, True)
+    assert forbidden.returncode == 1
+    assert json.loads(forbidden.stdout)["error"] == (
+        "transfer: payer alice is not an account of principal bob (step 1)"
+    )

@@ -1,0 +1,79 @@
+"""A real gateway on each embedded store, the demo seeded through it, with a clock tests move."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from decimal import Decimal
+
+import pytest
+
+from application import principals
+from application.ledger import Ledger
+from application.principals import PrincipalView
+from domain.account import Account
+from gateway.catalog import Catalog
+from gateway.demo import seed
+from gateway.facade import Gateway
+from gateway.policy.caps import Caps
+from gateway.program.runner import ProgramRunner
+from gateway.program.sandbox import Sandbox
+from tests.conftest import TEST_LIMITS
+
+TEST_CAPS = Caps(
+    max_run_seconds=TEST_LIMITS.wall_seconds, max_memory_bytes=TEST_LIMITS.max_memory_bytes
+)
+
+
+@dataclass
+class Clock:
+    """A wall clock that moves only when a test says so."""
+
+    now: datetime
+
+    def __call__(self) -> datetime:
+        return self.now
+
+    def advance(self, seconds: float) -> None:
+        self.now += timedelta(seconds=seconds)
+
+
+@pytest.fixture
+def clock() -> Clock:
+    return Clock(datetime(2026, 11, 29, 12, 0, tzinfo=UTC))
+
+
+def make_gateway(
+    ledger: Ledger, catalog: Catalog, sandbox: Sandbox, clock: Clock, caps: Caps = TEST_CAPS
+) -> Gateway:
+    runner = ProgramRunner(ledger, catalog, sandbox, caps.program_limits())
+    return Gateway(ledger, catalog, runner, caps, clock=clock)
+
+
+@pytest.fixture
+def gateway(ledger: Ledger, catalog: Catalog, sandbox: Sandbox, clock: Clock) -> Gateway:
+    """The demo ledger and principals, seeded through the gateway itself."""
+    built = make_gateway(ledger, catalog, sandbox, clock)
+    seed(built)
+    return built
+
+
+@pytest.fixture
+def who(gateway: Gateway) -> Callable[[str], PrincipalView]:
+    def principal(name: str) -> PrincipalView:
+        found = principals.find(gateway.ledger, name)
+        assert found is not None, name
+        return found
+
+    return principal
+
+
+def accounts_state(ledger: Ledger) -> dict[str, tuple[Decimal, int]]:
+    """Every account's balance and version: what 'nothing was appended' must leave alone."""
+    state = {}
+    for name in ledger.account_names():
+        account = ledger.load_account(name)
+        assert isinstance(account, Account)
+        state[name] = (account.balance, account.version)
+    return state
