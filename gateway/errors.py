@@ -15,6 +15,7 @@ ErrorKind = Literal[
     "conflict",
     "gone",
     "rate-limited",
+    "unavailable",
 ]
 
 
