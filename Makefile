@@ -4,7 +4,8 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test lint format typecheck bench-sandbox bench-store clean
+
+.PHONY: run shell test lint format typecheck bench-sandbox bench-store clean
 
 $(STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "Sluice needs Python 3.11 or newer")'
@@ -14,6 +15,9 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 run: $(STAMP)
+	$(BIN)/sluice serve --demo --host 127.0.0.1 --port 8000
+
+shell: $(STAMP)
 	$(BIN)/sluice demo
 	$(BIN)/sluice shell --as alice
 

@@ -14,14 +14,27 @@ from gateway.facade import Gateway
 from gateway.policy.caps import Caps
 from gateway.program.runner import ProgramRunner
 from gateway.program.sandbox import Sandbox
+from gateway.proposals import Clock, utc_now
 
 
 class Sluice:
     """The running system: a ledger on its store, the bank catalog, a sandbox on demand."""
 
-    def __init__(self, database_url: str | None = None, caps: Caps | None = None) -> None:
+    def __init__(
+        self,
+        database_url: str | None = None,
+        caps: Caps | None = None,
+        *,
+        sandbox: Sandbox | None = None,
+        clock: Clock = utc_now,
+    ) -> None:
         self.database_url = database_url or os.environ.get(DATABASE_URL_VARIABLE) or _default_url()
         self.caps = caps or Caps.from_env()
+        self.clock = clock
+        # A sandbox given from outside (a test's shared pool) is its owner's to close.
+        self._own_sandbox = sandbox is None
+        if sandbox is not None:
+            self.__dict__["sandbox"] = sandbox
         self.limits = self.caps.program_limits()
         self.catalog = Catalog(DIRECTORY_HEADER, BANK_USE_CASES)
         self.ledger = Ledger(env=eventsourcing_env(self.database_url))
@@ -36,10 +49,10 @@ class Sluice:
 
     @cached_property
     def gateway(self) -> Gateway:
-        return Gateway(self.ledger, self.catalog, self.runner, self.caps)
+        return Gateway(self.ledger, self.catalog, self.runner, self.caps, clock=self.clock)
 
     def close(self) -> None:
-        if "sandbox" in self.__dict__:
+        if self._own_sandbox and "sandbox" in self.__dict__:
             self.sandbox.close()
         self.ledger.close()
 

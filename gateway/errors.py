@@ -16,6 +16,8 @@ ErrorKind = Literal[
     "gone",
     "rate-limited",
     "unavailable",
+    "idempotency-key-reused",
+    "payload-too-large",
 ]
 
 

@@ -27,7 +27,7 @@ from gateway.policy.caps import Caps
 from gateway.policy.rate import RateLimiter
 from gateway.program.runner import ProgramRunner
 from gateway.program.sandbox import CallRefusedError
-from gateway.proposals import Clock, Proposals, utc_now
+from gateway.proposals import Clock, Proposals, Recorder, utc_now
 from gateway.runs import outcome_json
 
 
@@ -75,8 +75,20 @@ class Gateway:
 
     # What it may do.
 
-    def call(self, principal: PrincipalView, name: str, arguments: Any) -> dict[str, Any]:
-        """A direct call by the principal's own client: same permissions and caps, no preview."""
+    def call(
+        self,
+        principal: PrincipalView,
+        name: str,
+        arguments: Any,
+        *,
+        record: Recorder | None = None,
+    ) -> dict[str, Any]:
+        """A direct call by the principal's own client: same permissions and caps, no preview.
+
+        `record`, given the response, returns an aggregate to append in the same transaction
+        as the call's events (an Idempotency-Key's answer); the response then carries no
+        log positions, so that a replay of it is identical.
+        """
         use_case_class = self._use_case(principal, name)
         if not isinstance(arguments, dict):
             raise GatewayError("bad-request", f"{name}: arguments must be a JSON object")
@@ -96,7 +108,7 @@ class Gateway:
         if not uow.events and use_case_class.kind == "read":
             return {"status": "committed", "changed": "nothing", "events": [], "result": result,
                     "error": None, "run_id": None}  # fmt: skip
-        return self._commit_direct(principal, source, uow, result)
+        return self._commit_direct(principal, source, uow, result, record)
 
     def propose(
         self, principal: PrincipalView, language: str, source: str, *, request: str | None = None
@@ -114,8 +126,15 @@ class Gateway:
     def proposal(self, principal: PrincipalView, run_id: str) -> dict[str, Any]:
         return self.proposals.get(principal, run_id)
 
-    def confirm(self, principal: PrincipalView, run_id: str, preview_hash: str) -> dict[str, Any]:
-        return self.proposals.confirm(principal, run_id, preview_hash)
+    def confirm(
+        self,
+        principal: PrincipalView,
+        run_id: str,
+        preview_hash: str,
+        *,
+        record: Recorder | None = None,
+    ) -> dict[str, Any]:
+        return self.proposals.confirm(principal, run_id, preview_hash, record=record)
 
     def reject(self, principal: PrincipalView, run_id: str) -> dict[str, Any]:
         return self.proposals.reject(principal, run_id)
@@ -146,14 +165,23 @@ class Gateway:
         return type(use_case).result_adapter().dump_python(kept["value"], mode="json")
 
     def _commit_direct(
-        self, principal: PrincipalView, source: str, uow: UnitOfWork, result: Any
+        self,
+        principal: PrincipalView,
+        source: str,
+        uow: UnitOfWork,
+        result: Any,
+        record: Recorder | None,
     ) -> dict[str, Any]:
         shown = [event_view(e, uow.account_name(e.originator_id)) for e in uow.events]
         run = self.proposals.direct_run(principal, source, uow, shown, result)
+        response = outcome_json(run)
+        kept = [record(response)] if record else []
         try:
-            committed = uow.commit(run)
+            committed = uow.commit(run, *kept)
         except ConflictError as conflict:
             raise GatewayError("conflict", str(conflict)) from None
+        if record:
+            return response
         events = [
             event_view(c.event, uow.account_name(c.event.originator_id), c.position)
             for c in committed

@@ -16,6 +16,7 @@ from typing import Any
 from uuid import UUID
 
 from eventsourcing.application import AggregateNotFoundError
+from eventsourcing.domain import Aggregate
 from eventsourcing.persistence import IntegrityError
 
 from application import event_codec
@@ -33,6 +34,8 @@ from gateway.program.runner import Preview, ProgramRunner
 from gateway.runs import outcome_json, proposal_json
 
 LANGUAGES = ("python", "plan")
+# Given a response, an aggregate to append with the effect that produced it.
+Recorder = Callable[[dict[str, Any]], Aggregate]
 READ_ANY_RUN = frozenset({"auditor", "admin"})
 Clock = Callable[[], datetime]
 
@@ -85,7 +88,14 @@ class Proposals:
         run = self._load(principal, run_id, reading=True)
         return proposal_json(run) | {"outcome": outcome_json(run)}
 
-    def confirm(self, principal: PrincipalView, run_id: str, preview_hash: str) -> dict[str, Any]:
+    def confirm(
+        self,
+        principal: PrincipalView,
+        run_id: str,
+        preview_hash: str,
+        *,
+        record: Recorder | None = None,
+    ) -> dict[str, Any]:
         """Commit the confirmed preview once; a stale one gets a conflict and a fresh preview."""
         run = self._load(principal, run_id)
         if run.status == COMMITTED and run.preview_hash == preview_hash:
@@ -103,10 +113,14 @@ class Proposals:
         run.confirm(principal.name)
         run.commit(_references(run))
         read_versions = {UUID(k): v for k, v in run.read_versions.items()}
+        response = outcome_json(run)
+        kept = [record(response)] if record else []
         try:
-            recordings = self.ledger.save(*events, run, read_versions=read_versions)
+            recordings = self.ledger.save(*events, run, *kept, read_versions=read_versions)
         except IntegrityError:
             return self._after_conflict(principal, run_id, preview_hash)
+        if record:
+            return response
         positions = {
             (
                 run.preview["events"][i]["account"],

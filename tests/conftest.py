@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
 from decimal import Decimal
 from pathlib import Path
 
@@ -13,12 +15,34 @@ from application.demo import seed_demo
 from application.ledger import Ledger
 from application.store_config import eventsourcing_env
 from gateway.catalog import Catalog
+from gateway.policy.caps import Caps
 from gateway.program.limits import ProgramLimits
 from gateway.program.runner import ProgramRunner
 from gateway.program.sandbox import Sandbox
 
 # Tight enough that a runaway program is stopped quickly in tests.
 TEST_LIMITS = ProgramLimits(wall_seconds=1.0, max_memory_bytes=16 * 2**20)
+TEST_CAPS = Caps(
+    max_run_seconds=TEST_LIMITS.wall_seconds, max_memory_bytes=TEST_LIMITS.max_memory_bytes
+)
+
+
+@dataclass
+class Clock:
+    """A wall clock that moves only when a test says so."""
+
+    now: datetime
+
+    def __call__(self) -> datetime:
+        return self.now
+
+    def advance(self, seconds: float) -> None:
+        self.now += timedelta(seconds=seconds)
+
+
+@pytest.fixture
+def clock() -> Clock:
+    return Clock(datetime(2026, 11, 29, 12, 0, tzinfo=UTC))
 
 
 @pytest.fixture(scope="session")

@@ -128,6 +128,10 @@ def demo() -> None:
                    f"registered {', '.join(registered) or 'no principals'}")  # fmt: skip
     else:
         typer.echo(f"The demo data is already in {where}; nothing changed")
+    _print_demo_keys()
+
+
+def _print_demo_keys() -> None:
     typer.echo("Demo keys (DEMO ONLY, well known, never use them for real money):")
     for name, demo_key in demo_keys().items():
         typer.echo(f"  {name:<8} {demo_key}")
@@ -148,6 +152,31 @@ def principal_add(
         except PrincipalError as error:
             _usage_error(str(error))
     typer.echo(issued)
+
+
+@app.command()
+def serve(
+    host: Annotated[str, typer.Option("--host", help="Interface to listen on.")] = "127.0.0.1",
+    port: Annotated[int, typer.Option("--port", help="Port to listen on.")] = 8000,
+    with_demo: Annotated[
+        bool, typer.Option("--demo", help="Seed the demo data first and print its keys.")
+    ] = False,
+) -> None:
+    """Serve the HTTP API (uvicorn)."""
+    import uvicorn
+
+    from gateway.http.app import create_app
+
+    with _open() as sluice:
+        if with_demo:
+            seed(sluice.gateway)
+            _print_demo_keys()
+            typer.echo(
+                f"\nTry:\n  curl -s -H 'Authorization: Bearer {principals.demo_key('alice')}' "
+                f"http://{host}:{port}/v1/accounts\n"
+            )
+        typer.echo(f"Serving {sluice.database_url} on http://{host}:{port}/ (docs at /docs)")
+        uvicorn.run(create_app(sluice), host=host, port=port, log_level="warning")
 
 
 @app.command()

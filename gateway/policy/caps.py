@@ -35,6 +35,7 @@ class Caps:
     max_memory_bytes: int = 32 * 2**20
     max_program_bytes: int = 20_000
     programs_per_minute: int = 30
+    requests_per_minute: int = 600
     proposal_ttl_seconds: int = 15 * 60
     complete_reads_at_once: bool = True
 

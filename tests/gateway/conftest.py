@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
 from decimal import Decimal
 
 import pytest
@@ -19,29 +17,7 @@ from gateway.facade import Gateway
 from gateway.policy.caps import Caps
 from gateway.program.runner import ProgramRunner
 from gateway.program.sandbox import Sandbox
-from tests.conftest import TEST_LIMITS
-
-TEST_CAPS = Caps(
-    max_run_seconds=TEST_LIMITS.wall_seconds, max_memory_bytes=TEST_LIMITS.max_memory_bytes
-)
-
-
-@dataclass
-class Clock:
-    """A wall clock that moves only when a test says so."""
-
-    now: datetime
-
-    def __call__(self) -> datetime:
-        return self.now
-
-    def advance(self, seconds: float) -> None:
-        self.now += timedelta(seconds=seconds)
-
-
-@pytest.fixture
-def clock() -> Clock:
-    return Clock(datetime(2026, 11, 29, 12, 0, tzinfo=UTC))
+from tests.conftest import TEST_CAPS, Clock
 
 
 def make_gateway(

@@ -1,0 +1,39 @@
+"""The HTTP gateway: one FastAPI app over the facade; every handler runs off the event loop."""
+
+from __future__ import annotations
+
+import os
+
+from fastapi import FastAPI
+
+from gateway.bootstrap import Sluice
+from gateway.http import problems
+from gateway.http.body_limit import BodyLimit
+from gateway.http.routes import catalog, health, programs, reads, use_cases
+from gateway.policy.rate import RateLimiter
+from gateway.read_side import ReadSide
+
+DEFAULT_MAX_BODY_BYTES = 64 * 1024
+
+
+def create_app(sluice: Sluice, *, max_body_bytes: int | None = None) -> FastAPI:
+    # Handlers are plain `def`: FastAPI runs them in its thread pool, so a sandbox run or
+    # a store call never blocks the event loop.
+    app = FastAPI(
+        title="Sluice",
+        version="0.1.0",
+        description=(
+            "Business use cases that are also an agent's tools, behind a hardened gateway: "
+            "permissions, caps, a preview, a confirmation, an all-or-nothing commit. "
+            "Errors are RFC 9457 problem details."
+        ),
+    )
+    app.state.sluice = sluice
+    app.state.read_side = ReadSide(sluice.gateway)
+    app.state.request_limiter = RateLimiter(sluice.caps.requests_per_minute)
+    problems.install(app)
+    for module in (health, catalog, use_cases, programs, reads):
+        app.include_router(module.router)
+    limit = max_body_bytes or int(os.environ.get("SLUICE_MAX_BODY_BYTES", DEFAULT_MAX_BODY_BYTES))
+    app.add_middleware(BodyLimit, max_bytes=limit)
+    return app

@@ -1,0 +1,57 @@
+"""Dependencies, named once: route signatures then read like prose."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import Depends, Request
+from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
+
+from application.principals import PrincipalView
+from gateway.bootstrap import Sluice
+from gateway.errors import GatewayError
+from gateway.facade import Gateway
+from gateway.policy.rate import RateLimiter
+from gateway.read_side import ReadSide
+
+bearer = HTTPBearer(auto_error=False, description="An API key: `Authorization: Bearer sk-...`")
+
+
+def get_sluice(request: Request) -> Sluice:
+    sluice: Sluice = request.app.state.sluice
+    return sluice
+
+
+def get_gateway(request: Request) -> Gateway:
+    return get_sluice(request).gateway
+
+
+def get_read_side(request: Request) -> ReadSide:
+    read_side: ReadSide = request.app.state.read_side
+    return read_side
+
+
+def get_principal(
+    request: Request,
+    credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(bearer)],
+) -> PrincipalView:
+    gateway = get_gateway(request)
+    if credentials is None or credentials.scheme.lower() != "bearer":
+        raise GatewayError("unauthenticated", "send `Authorization: Bearer <api key>`")
+    principal = gateway.authenticate(credentials.credentials)
+    limiter: RateLimiter = request.app.state.request_limiter
+    wait = limiter.admit(principal.name)
+    if wait is not None:
+        raise GatewayError(
+            "rate-limited",
+            f"cap requests_per_minute: principal {principal.name} may make "
+            f"{limiter.per_minute} requests a minute; retry in {wait:.0f} s",
+            extra={"retry_after": max(1, round(wait))},
+        )
+    return principal
+
+
+GatewayDep = Annotated[Gateway, Depends(get_gateway)]
+ReadSideDep = Annotated[ReadSide, Depends(get_read_side)]
+PrincipalDep = Annotated[PrincipalView, Depends(get_principal)]
+SluiceDep = Annotated[Sluice, Depends(get_sluice)]

@@ -1,0 +1,120 @@
+"""Errors as RFC 9457 problem details: a stable type per kind, the status users expect."""
+
+from __future__ import annotations
+
+import json
+import logging
+from typing import Any
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+from gateway.errors import ErrorKind, GatewayError
+
+PROBLEM_JSON = "application/problem+json"
+TYPE_PREFIX = "urn:sluice:problem:"
+
+STATUS: dict[str, int] = {
+    "bad-request": 400,
+    "unauthenticated": 401,
+    "forbidden": 403,
+    "not-found": 404,
+    "method-not-allowed": 405,
+    "conflict": 409,
+    "gone": 410,
+    "payload-too-large": 413,
+    "invalid-program": 422,
+    "invalid-request": 422,
+    "cap-exceeded": 422,
+    "refused": 422,
+    "idempotency-key-reused": 422,
+    "rate-limited": 429,
+    "internal": 500,
+    "unavailable": 503,
+}
+TITLES: dict[str, str] = {
+    "bad-request": "The request is malformed",
+    "unauthenticated": "An API key is required",
+    "forbidden": "Not allowed for this principal",
+    "not-found": "No such resource",
+    "method-not-allowed": "Method not allowed",
+    "conflict": "The store moved on; nothing was written",
+    "gone": "The proposal has ended",
+    "payload-too-large": "The request body is too large",
+    "invalid-program": "The program fails its checks",
+    "invalid-request": "The request body does not match its schema",
+    "cap-exceeded": "A cap was exceeded; nothing was written",
+    "refused": "A use case refused; nothing was written",
+    "idempotency-key-reused": "This Idempotency-Key was used with another request",
+    "rate-limited": "Too many requests",
+    "internal": "Internal error",
+    "unavailable": "Not available",
+}
+log = logging.getLogger("sluice.http")
+
+
+def problem(kind: str, detail: str, **extensions: Any) -> JSONResponse:
+    status = STATUS[kind]
+    body = {
+        "type": TYPE_PREFIX + kind,
+        "title": TITLES[kind],
+        "status": status,
+        "detail": detail,
+        **{k: v for k, v in extensions.items() if v is not None},
+    }
+    headers = {}
+    if kind == "unauthenticated":
+        headers["WWW-Authenticate"] = "Bearer"
+    if "retry_after" in extensions:
+        headers["Retry-After"] = str(extensions["retry_after"])
+    return JSONResponse(body, status_code=status, media_type=PROBLEM_JSON, headers=headers)
+
+
+def problem_body(error: GatewayError) -> tuple[int, dict[str, Any]]:
+    response = from_gateway_error(error)
+    return response.status_code, json.loads(bytes(response.body))
+
+
+def from_gateway_error(error: GatewayError) -> JSONResponse:
+    extra = dict(error.extra)
+    return problem(
+        error.kind,
+        str(error),
+        run_id=error.run_id,
+        line=error.line,
+        column=error.column,
+        step=error.step,
+        **extra,
+    )
+
+
+def install(app: FastAPI) -> None:
+    """Every error the app can give becomes a problem; bad input never becomes a 500."""
+
+    @app.exception_handler(GatewayError)
+    async def gateway_error(_: Request, error: GatewayError) -> JSONResponse:
+        return from_gateway_error(error)
+
+    @app.exception_handler(RequestValidationError)
+    async def invalid_request(_: Request, error: RequestValidationError) -> JSONResponse:
+        details = error.errors()
+        if any(d.get("type") == "json_invalid" for d in details):
+            return problem("bad-request", "the body is not valid JSON")
+        lines = [f"{'.'.join(str(p) for p in d.get('loc', ()))}: {d.get('msg')}" for d in details]
+        return problem("invalid-request", "; ".join(lines[:5]))
+
+    @app.exception_handler(StarletteHTTPException)
+    async def http_error(_: Request, error: StarletteHTTPException) -> JSONResponse:
+        kind: ErrorKind | str = {404: "not-found", 405: "method-not-allowed"}.get(
+            error.status_code, "bad-request"
+        )
+        response = problem(str(kind), str(error.detail))
+        response.headers.update(error.headers or {})  # 405 keeps its Allow header
+        return response
+
+    @app.exception_handler(Exception)
+    async def unexpected(request: Request, error: Exception) -> JSONResponse:
+        log.exception("unexpected error on %s %s", request.method, request.url.path)
+        return problem("internal", "an unexpected error; the server log has the details")

@@ -1,0 +1,89 @@
+"""The read side of the HTTP API: accounts, statements, the log and runs, under the same policy."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+from uuid import UUID
+
+from eventsourcing.application import AggregateNotFoundError
+from eventsourcing.domain import AggregateEvent
+
+from application.bank.queries import GetBalance
+from application.bank.types import ACCOUNT_PATTERN
+from application.bank.views import AccountView
+from application.log import read_log
+from application.principals import PrincipalView
+from application.unit_of_work import UnitOfWork
+from domain.errors import AccountNotFoundError
+from domain.run import Run
+from gateway.errors import GatewayError
+from gateway.facade import Gateway
+from gateway.policy.access import PrincipalGuard
+from gateway.program.sandbox import CallRefusedError
+from gateway.runs import outcome_json, proposal_json
+
+AUDITORS = frozenset({"auditor", "admin"})
+MAX_PAGE = 1000
+
+
+class ReadSide:
+    def __init__(self, gateway: Gateway) -> None:
+        self.gateway = gateway
+
+    def accounts(self, principal: PrincipalView) -> list[dict[str, Any]]:
+        result: list[dict[str, Any]] = self.gateway.call(principal, "list_accounts", {})["result"]
+        return result
+
+    def account(self, principal: PrincipalView, account: str) -> dict[str, Any]:
+        self._readable(principal, account)
+        try:
+            view = AccountView.of(UnitOfWork(self.gateway.ledger).account(account))
+        except AccountNotFoundError as missing:
+            raise GatewayError("not-found", str(missing)) from None
+        return view.model_dump(mode="json")
+
+    def statement(self, principal: PrincipalView, account: str, limit: int) -> list[dict[str, Any]]:
+        self._readable(principal, account)
+        try:
+            self.gateway.ledger.load_account(account)
+        except AccountNotFoundError as missing:
+            raise GatewayError("not-found", str(missing)) from None
+        outcome = self.gateway.call(principal, "statement", {"account": account, "limit": limit})
+        entries: list[dict[str, Any]] = outcome["result"]
+        return entries
+
+    def events(self, principal: PrincipalView, after: int, limit: int) -> list[dict[str, Any]]:
+        self._auditor(principal, "the event log")
+        return read_log(self.gateway.ledger, after, min(limit, MAX_PAGE))
+
+    def run(self, principal: PrincipalView, run_id: str) -> dict[str, Any]:
+        self._auditor(principal, "runs")
+        try:
+            run: object = self.gateway.ledger.repository.get(UUID(run_id))
+        except (ValueError, AggregateNotFoundError):
+            raise GatewayError("not-found", f"no run {run_id}") from None
+        if not isinstance(run, Run):
+            raise GatewayError("not-found", f"no run {run_id}")
+        history = [
+            {"type": type(e).__qualname__.rsplit(".", 1)[-1], "timestamp": e.timestamp.isoformat()}
+            for e in self.gateway.ledger.events.get(run.id)
+            if isinstance(e, AggregateEvent)
+        ]
+        return proposal_json(run) | {"outcome": outcome_json(run), "history": history}
+
+    def _readable(self, principal: PrincipalView, account: str) -> None:
+        if not re.fullmatch(ACCOUNT_PATTERN, account):
+            raise GatewayError("not-found", f"no account {account}")
+        guard = PrincipalGuard(principal, self.gateway.catalog, self.gateway.caps)
+        try:
+            guard.check_call(GetBalance(account=account))
+        except CallRefusedError as refusal:
+            raise GatewayError("forbidden", str(refusal)) from None
+
+    def _auditor(self, principal: PrincipalView, what: str) -> None:
+        if principal.role not in AUDITORS:
+            raise GatewayError(
+                "forbidden",
+                f"{what} may be read by auditors and admins, not principal {principal.name}",
+            )
