@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import ClassVar
 from uuid import UUID
 
 from eventsourcing.application import AggregateNotFoundError, Application
@@ -20,6 +21,9 @@ class Ledger(Application[UUID]):
     """Accounts by name; queries return aggregates only to the unit of work."""
 
     name = "Ledger"
+    # Keep recently used aggregates; each get fast-forwards them with newer stored events,
+    # so a long-lived account is not replayed from its first event on every request.
+    env: ClassVar[dict[str, str]] = {"AGGREGATE_CACHE_MAXSIZE": "10000"}
 
     def load_account(self, name: str) -> Account:
         try:

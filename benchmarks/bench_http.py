@@ -1,0 +1,186 @@
+"""`make bench-http`: requests/s and p50/p99 latency through the HTTP API, each beside a bare
+FastAPI endpoint served by the same process in the same run, on SQLite and on Postgres.
+
+    python -m benchmarks.bench_http [--seconds 5] [--clients 8] [--store sqlite|postgres|both]
+
+Postgres comes from SLUICE_TEST_DATABASE_URL (default postgresql://postgres@127.0.0.1/postgres);
+the benchmark works in a schema of its own and drops it afterwards.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import uuid
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import httpx
+
+from benchmarks.http_server import ACCOUNTS
+
+Operation = Callable[[httpx.Client], None]
+ALICE = {"Authorization": "Bearer sk-demo-alice"}
+TELLER = {"Authorization": "Bearer sk-demo-teller"}
+
+
+def bare(client: httpx.Client) -> None:
+    _ok(client.get("/bare"))
+
+
+def get_balance(client: httpx.Client) -> None:
+    _ok(client.get("/v1/accounts/alice", headers=ALICE))
+
+
+def direct_transfer(client: httpx.Client) -> None:
+    payer, payee = random.sample(ACCOUNTS, 2)
+    body = {"payer": payer, "payee": payee, "amount": 1}
+    response = client.post("/v1/use-cases/transfer", headers=TELLER, json=body)
+    if response.status_code != 409:  # a concurrent transfer on the same account: refused whole
+        _ok(response)
+
+
+def propose_and_confirm(client: httpx.Client) -> None:
+    payer, payee = random.sample(ACCOUNTS, 2)
+    source = f'transfer(payer="{payer}", payee="{payee}", amount=1)'
+    proposal = client.post(
+        "/v1/programs", headers=TELLER, json={"language": "python", "source": source}
+    )
+    _ok(proposal)
+    body = proposal.json()
+    confirmed = client.post(
+        f"/v1/programs/{body['id']}/confirm",
+        headers=TELLER,
+        json={"preview_hash": body["preview_hash"]},
+    )
+    if confirmed.status_code != 409:
+        _ok(confirmed)
+
+
+def _ok(response: httpx.Response) -> None:
+    if response.status_code >= 400:
+        raise RuntimeError(f"{response.request.url}: {response.status_code} {response.text[:200]}")
+
+
+def measure(
+    base: str, operation: Operation, clients: int, seconds: float
+) -> tuple[float, float, float]:
+    """Operations per second, p50 and p99 latency in ms, from `clients` threads."""
+    latencies: list[float] = []
+    lock = threading.Lock()
+    stop = time.monotonic() + seconds
+
+    def worker() -> None:
+        mine = []
+        with httpx.Client(base_url=base, timeout=30) as client:
+            while time.monotonic() < stop:
+                start = time.perf_counter()
+                operation(client)
+                mine.append(time.perf_counter() - start)
+        with lock:
+            latencies.extend(mine)
+
+    started = time.monotonic()
+    threads = [threading.Thread(target=worker) for _ in range(clients)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    elapsed = time.monotonic() - started
+    ordered = sorted(latencies)
+    p99 = ordered[min(len(ordered) - 1, int(len(ordered) * 0.99))]
+    return len(ordered) / elapsed, statistics.median(ordered) * 1e3, p99 * 1e3
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+        return port
+
+
+@contextmanager
+def served(database_url: str) -> Iterator[str]:
+    port = free_port()
+    process = subprocess.Popen(
+        [sys.executable, "-m", "benchmarks.http_server", "--database-url", database_url,
+         "--port", str(port)],
+    )  # fmt: skip
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                if httpx.get(f"{base}/health", timeout=1).status_code == 200:
+                    break
+            except httpx.TransportError:
+                pass
+            if process.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError("the benchmark server did not start")
+            time.sleep(0.2)
+        yield base
+    finally:
+        process.terminate()
+        process.wait(timeout=30)
+
+
+@contextmanager
+def store(kind: str) -> Iterator[str]:
+    if kind == "sqlite":
+        with tempfile.TemporaryDirectory() as folder:
+            yield f"sqlite://{Path(folder) / 'bench.db'}"
+        return
+    import psycopg
+
+    url = os.environ.get(
+        "SLUICE_TEST_DATABASE_URL", "postgresql://postgres@127.0.0.1:5432/postgres"
+    )
+    schema = f"bench_http_{uuid.uuid4().hex[:8]}"
+    with psycopg.connect(url, autocommit=True) as admin:
+        admin.execute(f"CREATE SCHEMA {schema}")
+    try:
+        yield f"{url}?schema={schema}"
+    finally:
+        with psycopg.connect(url, autocommit=True) as admin:
+            admin.execute(f"DROP SCHEMA {schema} CASCADE")
+
+
+WORKLOADS: list[tuple[str, Operation]] = [
+    ("GET balance", get_balance),
+    ("direct transfer", direct_transfer),
+    ("propose+confirm", propose_and_confirm),
+]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seconds", type=float, default=5.0)
+    parser.add_argument("--clients", type=int, default=8)
+    parser.add_argument("--store", choices=["sqlite", "postgres", "both"], default="both")
+    args = parser.parse_args()
+    kinds = ["sqlite", "postgres"] if args.store == "both" else [args.store]
+    print(
+        f"{args.clients} clients, {args.seconds:g} s per workload; ratio = workload / bare endpoint\n"
+    )
+    print(f"{'store':<10}{'workload':<18}{'req/s':>9}{'p50 ms':>9}{'p99 ms':>9}"
+          f"{'bare req/s':>12}{'ratio':>7}")  # fmt: skip
+    for kind in kinds:
+        with store(kind) as url, served(url) as base:
+            for name, operation in WORKLOADS:
+                baseline = measure(base, bare, args.clients, args.seconds)
+                result = measure(base, operation, args.clients, args.seconds)
+                print(f"{kind:<10}{name:<18}{result[0]:>9.0f}{result[1]:>9.1f}{result[2]:>9.1f}"
+                      f"{baseline[0]:>12.0f}{result[0] / baseline[0]:>7.2f}")  # fmt: skip
+
+
+if __name__ == "__main__":
+    main()
