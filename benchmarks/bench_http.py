@@ -168,9 +168,7 @@ def main() -> None:
     parser.add_argument("--store", choices=["sqlite", "postgres", "both"], default="both")
     args = parser.parse_args()
     kinds = ["sqlite", "postgres"] if args.store == "both" else [args.store]
-    print(
-        f"{args.clients} clients, {args.seconds:g} s per workload; ratio = workload / bare endpoint\n"
-    )
+    print(f"{args.clients} clients, {args.seconds:g} s per workload; ratio = workload / bare\n")
     print(f"{'store':<10}{'workload':<18}{'req/s':>9}{'p50 ms':>9}{'p99 ms':>9}"
           f"{'bare req/s':>12}{'ratio':>7}")  # fmt: skip
     for kind in kinds:
