@@ -43,3 +43,8 @@ def app(sluice: Sluice) -> FastAPI:
 def client(app: FastAPI) -> Iterator[TestClient]:
     with TestClient(app, raise_server_exceptions=False) as test_client:
         yield test_client
+
+
+@pytest.fixture(params=["sqlite"])
+def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    return f"sqlite://{tmp_path / 'concurrent.db'}"
