@@ -9,6 +9,7 @@ from eventsourcing import popo
 from eventsourcing.persistence import StoredEvent
 
 from infrastructure import read_set
+from infrastructure.popo_views import POPOReadModelView
 
 
 class _GuardMixin:
@@ -49,8 +50,17 @@ class GuardedPOPOProcessRecorder(_GuardMixin, popo.POPOProcessRecorder):
 
 # Only one factory class may live in a persistence module's namespace, hence `popo.`.
 class Factory(popo.POPOFactory):
+    def __init__(self, env: Any) -> None:
+        super().__init__(env)
+        self.views: dict[str, POPOReadModelView] = {}
+
     def application_recorder(self) -> GuardedPOPOApplicationRecorder:
         return GuardedPOPOApplicationRecorder()
 
     def process_recorder(self) -> GuardedPOPOProcessRecorder:
         return GuardedPOPOProcessRecorder()
+
+
+def make_view(factory: Factory, prefix: str) -> POPOReadModelView:
+    """The read models of this in-memory store (one set per table prefix)."""
+    return factory.views.setdefault(prefix, POPOReadModelView(prefix))

@@ -11,6 +11,7 @@ from eventsourcing.persistence import StoredEvent
 from eventsourcing.sqlite import SQLiteApplicationRecorder, SQLiteCursor, SQLiteProcessRecorder
 
 from infrastructure import read_set
+from infrastructure.sqlite_views import SQLiteReadModelView
 
 
 class _GuardMixin:
@@ -64,3 +65,10 @@ class GuardedSQLiteProcessRecorder(_GuardMixin, SQLiteProcessRecorder):
 class Factory(sqlite.SQLiteFactory):
     application_recorder_class = GuardedSQLiteApplicationRecorder
     process_recorder_class = GuardedSQLiteProcessRecorder
+
+
+def make_view(factory: Factory, prefix: str) -> SQLiteReadModelView:
+    """The read models, in tables beside the events (one set per table prefix)."""
+    view = SQLiteReadModelView(factory.datastore, prefix)
+    view.create_table()
+    return view

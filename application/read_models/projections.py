@@ -1,0 +1,167 @@
+"""The projections: what each event does to the read models, folded a batch at a time.
+
+Each is an eventsourcing `Projection` over a `ReadModelView`; `process_event` handles one
+event (a live follower), `process_batch` many (catching up, replay) — the same fold, so a
+rebuild and a live follower cannot disagree.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from decimal import Decimal
+from typing import Any
+from uuid import UUID
+
+from eventsourcing.domain import AggregateEvent
+from eventsourcing.persistence import Tracking
+from eventsourcing.projection import Projection
+from eventsourcing.utils import get_topic
+
+from application.read_models.rows import BalanceChange, RunChange, RunLink, StatementRow
+from application.read_models.view import ReadModelView
+from domain.account import Account
+from domain.money import ZERO
+from domain.run import COMMITTED, EXPIRED, FAILED, PENDING, REJECTED, Run
+
+Positioned = tuple[AggregateEvent, int]
+
+SIGNS: dict[type[Any], tuple[str, int]] = {
+    Account.Opened: ("opened", 0),
+    Account.Deposited: ("deposit", 1),
+    Account.Withdrawn: ("withdrawal", -1),
+    Account.TransferDebited: ("transfer_out", -1),
+    Account.TransferCredited: ("transfer_in", 1),
+    Account.Closed: ("closed", 0),
+}
+ACCOUNT_TOPICS = tuple(get_topic(kind) for kind in SIGNS)
+RUN_TOPICS = tuple(
+    get_topic(kind)
+    for kind in (
+        Run.Proposed,
+        Run.Repreviewed,
+        Run.Confirmed,
+        Run.Committed,
+        Run.Failed,
+        Run.Rejected,
+        Run.Expired,
+    )
+)
+
+
+class LedgerProjection(Projection[ReadModelView]):
+    """A projection that folds a batch of events into one write of its view."""
+
+    def process_event(self, domain_event: Any, tracking: Tracking) -> None:
+        self.process_batch([(domain_event, tracking.notification_id)], tracking)
+
+    def process_batch(self, events: Sequence[Positioned], tracking: Tracking) -> None:
+        raise NotImplementedError
+
+
+class BalancesProjection(LedgerProjection):
+    """balances: account, owner, balance, status, version."""
+
+    name = "balances"
+    topics = ACCOUNT_TOPICS
+
+    def process_batch(self, events: Sequence[Positioned], tracking: Tracking) -> None:
+        changes: dict[str, BalanceChange] = {}
+        for event, _position in events:
+            if type(event) not in SIGNS:
+                continue
+            key = event.originator_id.hex
+            change = changes.setdefault(key, BalanceChange(key, ZERO, 0))
+            change.delta += _signed_amount(event)
+            change.version = event.originator_version
+            if isinstance(event, Account.Opened):
+                change.account, change.owner, change.status = event.account, event.owner, "open"
+            elif isinstance(event, Account.Closed):
+                change.status = "closed"
+        self.view.apply_balances(list(changes.values()), tracking)
+
+
+class StatementProjection(LedgerProjection):
+    """statement entries: account, position, amount, counterparty, memo, time, run id."""
+
+    name = "statement"
+    topics = (*ACCOUNT_TOPICS, get_topic(Run.Committed))
+
+    def process_batch(self, events: Sequence[Positioned], tracking: Tracking) -> None:
+        keys = {e.originator_id.hex for e, _ in events if type(e) in SIGNS}
+        running = self.view.last_balances(keys)
+        entries: list[StatementRow] = []
+        links: list[RunLink] = []
+        for event, position in events:
+            if isinstance(event, Run.Committed):
+                links.extend(
+                    RunLink(
+                        UUID(item["aggregate_id"]).hex,
+                        int(item["version"]),
+                        str(event.originator_id),
+                    )
+                    for item in event.events
+                )
+                continue
+            if type(event) not in SIGNS:
+                continue
+            key = event.originator_id.hex
+            kind, _sign = SIGNS[type(event)]
+            amount = _signed_amount(event)
+            running[key] = running.get(key, ZERO) + amount
+            entries.append(
+                StatementRow(
+                    aggregate_id=key,
+                    position=position,
+                    version=event.originator_version,
+                    kind=kind,
+                    amount=amount,
+                    balance=running[key],
+                    counterparty=getattr(event, "counterparty", None),
+                    memo=getattr(event, "memo", ""),
+                    time=event.timestamp.isoformat(),
+                )
+            )
+        self.view.apply_statement(entries, links, tracking)
+
+
+class RunsProjection(LedgerProjection):
+    """runs: run id, principal, status, counts."""
+
+    name = "runs"
+    topics = RUN_TOPICS
+
+    def process_batch(self, events: Sequence[Positioned], tracking: Tracking) -> None:
+        changes: dict[str, RunChange] = {}
+        for event, position in events:
+            run_id = str(event.originator_id)
+            change = changes.setdefault(run_id, RunChange(run_id))
+            _fold_run(change, event, position)
+        self.view.apply_runs(list(changes.values()), tracking)
+
+
+def _fold_run(change: RunChange, event: AggregateEvent, position: int) -> None:
+    when = event.timestamp.isoformat()
+    if isinstance(event, Run.Proposed):
+        change.principal, change.kind, change.language = event.principal, event.kind, event.language
+        change.status, change.created_at, change.position = PENDING, when, position
+        change.calls = len(event.preview.get("calls", []))
+        change.previewed, change.committed = len(event.preview.get("events", [])), 0
+    elif isinstance(event, Run.Repreviewed):
+        change.calls = len(event.preview.get("calls", []))
+        change.previewed = len(event.preview.get("events", []))
+    elif isinstance(event, Run.Confirmed):
+        change.confirmed_by = event.by
+    elif isinstance(event, Run.Committed):
+        change.status, change.committed, change.decided_at = COMMITTED, len(event.events), when
+    elif isinstance(event, Run.Failed):
+        change.status, change.error, change.decided_at = FAILED, event.error, when
+    elif isinstance(event, Run.Rejected):
+        change.status, change.decided_at = REJECTED, when
+    elif isinstance(event, Run.Expired):
+        change.status, change.decided_at = EXPIRED, when
+
+
+def _signed_amount(event: AggregateEvent) -> Decimal:
+    _kind, sign = SIGNS[type(event)]
+    amount: Decimal = getattr(event, "amount", ZERO)
+    return sign * amount
