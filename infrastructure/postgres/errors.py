@@ -1,0 +1,145 @@
+"""The errors the store raises, and the translation of driver errors into them.
+
+Every error is one of eventsourcing's persistence errors, so callers written
+for `eventsourcing.postgres` keep working. `RetryableError` marks the ones
+after which the same call may simply be made again: the transaction certainly
+did not commit.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from uuid import UUID
+
+from eventsourcing.persistence import (
+    DatabaseError,
+    DataError,
+    IntegrityError,
+    InterfaceError,
+    InternalError,
+    NotSupportedError,
+    OperationalError,
+    PersistenceError,
+    ProgrammingError,
+)
+
+from infrastructure import read_set
+from infrastructure.postgres import driver
+
+# A code of our own, raised by the insert function when the read set changed.
+READ_SET_CONFLICT_SQLSTATE = "SL409"
+
+_CONNECTION_GONE_SQLSTATES = frozenset({"57P01", "57P02", "25P03", "25P04"})
+_RETRYABLE_SQLSTATES = frozenset({"40001", "40P01", "57014"})
+_UNAVAILABLE_SQLSTATES = frozenset({"53300", "57P03"})
+
+
+class RetryableError(OperationalError):
+    """Nothing was committed, and the same call may be made again as it is."""
+
+
+class LockTimeoutError(RetryableError):
+    """The insert lock was not granted within POSTGRES_LOCK_TIMEOUT."""
+
+
+class PoolTimeoutError(RetryableError):
+    """No connection became free within POSTGRES_CONNECT_TIMEOUT."""
+
+
+class StoreConnectionError(OperationalError):
+    """A connection to the server could not be opened."""
+
+    def __init__(self, host: str, port: int, reason: str) -> None:
+        super().__init__(f"cannot connect to PostgreSQL at {host}:{port}: {reason}")
+        self.host = host
+        self.port = port
+
+
+class StoreUnavailableError(StoreConnectionError, RetryableError):
+    """The server is unreachable or refusing connections for now."""
+
+
+class ConnectionLostError(OperationalError):
+    """The connection broke during a call.
+
+    For a read this is retried once by the store itself. For a write the
+    outcome is unknown: the unique key on (originator_id, originator_version)
+    makes a repeat harmless, but the repeat reports an IntegrityError if the
+    first attempt had in fact committed.
+    """
+
+
+class ReadSetConflictError(read_set.ReadSetConflictError):
+    """An aggregate the caller read has changed since: nothing was written.
+
+    The same class as the embedded stores raise (a subclass of it), so one
+    `except` serves every store.
+    """
+
+    @classmethod
+    def from_detail(cls, detail: str | None) -> ReadSetConflictError:
+        # The insert function puts "<id> <read version> <current version>" in DETAIL.
+        text, read_version, current = (detail or "? 0 0").rsplit(" ", 2)
+        originator_id: UUID | str
+        try:
+            originator_id = UUID(text)
+        except ValueError:
+            originator_id = text
+        return cls(originator_id, int(read_version), int(current))
+
+
+def translate(exc: BaseException) -> PersistenceError | None:
+    """The persistence error for a driver error, or None if it is not one."""
+    if isinstance(exc, PersistenceError):
+        return exc
+    message = str(exc) or type(exc).__name__
+    if isinstance(exc, driver.PostgresError):
+        return _from_sqlstate(driver.sqlstate(exc) or "", message, exc)
+    if isinstance(exc, driver.ConnectionDoesNotExistError | ConnectionError):
+        return ConnectionLostError(message)
+    if isinstance(exc, driver.ClientInterfaceError):
+        return InterfaceError(message)
+    return None
+
+
+def _from_sqlstate(code: str, message: str, exc: BaseException) -> PersistenceError:
+    if code == READ_SET_CONFLICT_SQLSTATE:
+        return ReadSetConflictError.from_detail(getattr(exc, "detail", None))
+    if code == "55P03":
+        return LockTimeoutError(message)
+    if code in _RETRYABLE_SQLSTATES:
+        return RetryableError(message)
+    if code in _CONNECTION_GONE_SQLSTATES or code.startswith("08"):
+        return ConnectionLostError(message)
+    error_class = _BY_CLASS.get(code[:2], DatabaseError)
+    return error_class(message)
+
+
+_BY_CLASS: dict[str, type[PersistenceError]] = {
+    "0A": NotSupportedError,
+    "22": DataError,
+    "23": IntegrityError,
+    "25": InternalError,
+    "2D": InternalError,
+    "3B": InternalError,
+    "40": InternalError,
+    "42": ProgrammingError,
+    "53": OperationalError,
+    "54": OperationalError,
+    "55": OperationalError,
+    "57": OperationalError,
+    "58": OperationalError,
+    "XX": InternalError,
+}
+
+
+def connect_error(exc: BaseException, host: str, port: int) -> StoreConnectionError:
+    """The error for a failure to open a connection, naming host and port."""
+    code = driver.sqlstate(exc)
+    if isinstance(exc, asyncio.TimeoutError | TimeoutError):
+        return StoreUnavailableError(host, port, "timed out")
+    if isinstance(exc, ConnectionRefusedError):
+        return StoreUnavailableError(host, port, "connection refused")
+    if code in _UNAVAILABLE_SQLSTATES or (code is None and isinstance(exc, OSError)):
+        return StoreUnavailableError(host, port, str(exc) or type(exc).__name__)
+    return StoreConnectionError(host, port, str(exc) or type(exc).__name__)
