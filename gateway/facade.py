@@ -15,9 +15,11 @@ from application.event_view import event_view, plain
 from application.ledger import Ledger
 from application.ports import CallbackPort
 from application.principals import PrincipalView
+from application.read_models.queries import ReadModelQueries
 from application.unit_of_work import ConflictError, UnitOfWork
 from application.use_case import UseCase
 from application.validation import describe
+from domain.errors import DomainError
 from domain.run import Run
 from gateway.catalog import Catalog, UnknownUseCaseError
 from gateway.errors import STAGE_KINDS, GatewayError
@@ -45,6 +47,8 @@ class Gateway:
         self.caps = caps
         self.proposals = Proposals(ledger, catalog, runner, caps, clock)
         self.rate = RateLimiter(caps.programs_per_minute)
+        # Direct reads are answered from the read models when they are wired in.
+        self.queries: ReadModelQueries | None = None
 
     # Who is asking.
 
@@ -82,6 +86,7 @@ class Gateway:
         arguments: Any,
         *,
         record: Recorder | None = None,
+        consistent: bool = False,
     ) -> dict[str, Any]:
         """A direct call by the principal's own client: same permissions and caps, no preview.
 
@@ -97,9 +102,12 @@ class Gateway:
         except ValidationError as error:
             raise GatewayError("bad-request", f"{name}: {describe(error)}") from None
         source = json.dumps({"use_case": name, "arguments": plain(use_case.model_dump())})
-        uow = UnitOfWork(self.ledger, visible=principal.owns if principal.scoped else None)
+        visible = principal.owns if principal.scoped else None
+        uow = UnitOfWork(self.ledger, visible=visible)
         try:
             PrincipalGuard(principal, self.catalog, self.caps).check_call(use_case)
+            if self.queries is not None and self.queries.handles(use_case_class):
+                return self._query(use_case, visible, consistent=consistent)
             result = self._execute(use_case, uow)
         except CallRefusedError as refusal:
             kind = STAGE_KINDS.get(refusal.stage, "refused")
@@ -149,6 +157,18 @@ class Gateway:
         if not may_call(principal, use_case):
             raise GatewayError("forbidden", denial(principal, name))
         return use_case
+
+    def _query(
+        self, use_case: UseCase[Any], visible: frozenset[str] | None, *, consistent: bool
+    ) -> dict[str, Any]:
+        assert self.queries is not None
+        try:
+            value = self.queries.answer(use_case, visible, consistent=consistent)
+        except DomainError as refusal:
+            raise CallRefusedError(f"{use_case.name}: {refusal}") from None
+        result = type(use_case).result_adapter().dump_python(value, mode="json")
+        return {"status": "committed", "changed": "nothing", "events": [], "result": result,
+                "error": None, "run_id": None}  # fmt: skip
 
     def _execute(self, use_case: UseCase[Any], uow: UnitOfWork) -> Any:
         kept: dict[str, Any] = {}

@@ -93,6 +93,7 @@ from infrastructure.postgres.process_recorder import AsyncpgProcessRecorder
 from infrastructure.postgres.settings import PostgresSettings
 from infrastructure.postgres.subscription import AsyncpgSubscription
 from infrastructure.postgres.tracking_recorder import AsyncpgTrackingRecorder
+from infrastructure.postgres.views import AsyncpgReadModelView, make_view
 
 Factory = AsyncpgFactory
 
@@ -102,6 +103,7 @@ __all__ = [
     "AsyncpgDatastore",
     "AsyncpgFactory",
     "AsyncpgProcessRecorder",
+    "AsyncpgReadModelView",
     "AsyncpgSubscription",
     "AsyncpgTrackingRecorder",
     "ConnectionLostError",
@@ -113,4 +115,5 @@ __all__ = [
     "RetryableError",
     "StoreConnectionError",
     "StoreUnavailableError",
+    "make_view",
 ]
