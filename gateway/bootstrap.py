@@ -8,6 +8,9 @@ from pathlib import Path
 
 from application.bank import BANK_USE_CASES, DIRECTORY_HEADER
 from application.ledger import Ledger
+from application.read_models.projector import Projector
+from application.read_models.queries import ReadModelQueries
+from application.read_models.service import LIVE, ReadModels, open_view
 from application.store_config import DATABASE_URL_VARIABLE, default_database_url, eventsourcing_env
 from gateway.catalog import Catalog
 from gateway.facade import Gateway
@@ -48,10 +51,25 @@ class Sluice:
         return ProgramRunner(self.ledger, self.catalog, self.sandbox, self.limits)
 
     @cached_property
+    def read_models(self) -> ReadModels:
+        return ReadModels(self.ledger, open_view(self.ledger, LIVE))
+
+    @cached_property
+    def projector(self) -> Projector:
+        return Projector(self.read_models)
+
+    @cached_property
     def gateway(self) -> Gateway:
-        return Gateway(self.ledger, self.catalog, self.runner, self.caps, clock=self.clock)
+        gateway = Gateway(self.ledger, self.catalog, self.runner, self.caps, clock=self.clock)
+        # Without a running projector, each direct read brings the views up to date first.
+        gateway.queries = ReadModelQueries(
+            self.read_models, is_fresh=lambda: self.projector.running
+        )
+        return gateway
 
     def close(self) -> None:
+        if "projector" in self.__dict__:
+            self.projector.stop()
         if self._own_sandbox and "sandbox" in self.__dict__:
             self.sandbox.close()
         self.ledger.close()

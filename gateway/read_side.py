@@ -11,11 +11,8 @@ from eventsourcing.domain import AggregateEvent
 
 from application.bank.queries import GetBalance
 from application.bank.types import ACCOUNT_PATTERN
-from application.bank.views import AccountView
 from application.log import read_log
 from application.principals import PrincipalView
-from application.unit_of_work import UnitOfWork
-from domain.errors import AccountNotFoundError
 from domain.run import Run
 from gateway.errors import GatewayError
 from gateway.facade import Gateway
@@ -31,24 +28,26 @@ class ReadSide:
     def __init__(self, gateway: Gateway) -> None:
         self.gateway = gateway
 
-    def accounts(self, principal: PrincipalView) -> list[dict[str, Any]]:
-        result: list[dict[str, Any]] = self.gateway.call(principal, "list_accounts", {})["result"]
+    def accounts(
+        self, principal: PrincipalView, *, consistent: bool = False
+    ) -> list[dict[str, Any]]:
+        outcome = self.gateway.call(principal, "list_accounts", {}, consistent=consistent)
+        result: list[dict[str, Any]] = outcome["result"]
         return result
 
-    def account(self, principal: PrincipalView, account: str) -> dict[str, Any]:
+    def account(
+        self, principal: PrincipalView, account: str, *, consistent: bool = False
+    ) -> dict[str, Any]:
         self._readable(principal, account)
-        try:
-            view = AccountView.of(UnitOfWork(self.gateway.ledger).account(account))
-        except AccountNotFoundError as missing:
-            raise GatewayError("not-found", str(missing)) from None
-        return view.model_dump(mode="json")
+        for row in self.accounts(principal, consistent=consistent):
+            if row["account"] == account:
+                return row
+        raise GatewayError("not-found", f"no account {account}")
 
-    def statement(self, principal: PrincipalView, account: str, limit: int) -> list[dict[str, Any]]:
-        self._readable(principal, account)
-        try:
-            self.gateway.ledger.load_account(account)
-        except AccountNotFoundError as missing:
-            raise GatewayError("not-found", str(missing)) from None
+    def statement(
+        self, principal: PrincipalView, account: str, limit: int, *, consistent: bool = False
+    ) -> list[dict[str, Any]]:
+        self.account(principal, account, consistent=consistent)  # 403 or 404 first
         outcome = self.gateway.call(principal, "statement", {"account": account, "limit": limit})
         entries: list[dict[str, Any]] = outcome["result"]
         return entries

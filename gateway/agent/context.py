@@ -52,7 +52,9 @@ def planner_turns(
             last = turn.attempts[-1] if turn.attempts else {}
             reply = _program(last.get("language"), last.get("source"), None)
             errors = "; ".join(str(e) for a in turn.attempts[-1:] for e in a.get("errors", []))
-            status = f"Sluice refused your program of turn {turn.number} before running it: {errors}"
+            status = (
+                f"Sluice refused your program of turn {turn.number} before running it: {errors}"
+            )
             seen.append(PlannerTurn(turn.request, reply, status))
         else:
             seen.append(PlannerTurn(turn.request, {"kind": turn.kind, "text": turn.text}, None))

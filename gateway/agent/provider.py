@@ -209,9 +209,14 @@ def _read(completion: ChatCompletion, meter: Meter) -> Completion:
             meter.prompt_tokens += int(usage.prompt_tokens or 0)
             meter.completion_tokens += int(usage.completion_tokens or 0)
         message = completion.choices[0].message
+        # Some local servers leave the id out; the next request must still pair call and result.
         calls = [
-            ToolCall(id=call.id, name=call.function.name, arguments=call.function.arguments)
-            for call in message.tool_calls or []
+            ToolCall(
+                id=call.id or f"call_{number}",
+                name=call.function.name,
+                arguments=call.function.arguments,
+            )
+            for number, call in enumerate(message.tool_calls or [], 1)
             if call.type == "function"
         ]
         content = message.content

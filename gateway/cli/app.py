@@ -176,7 +176,8 @@ def serve(
                 f"http://{host}:{port}/v1/accounts\n"
             )
         typer.echo(f"Serving {sluice.database_url} on http://{host}:{port}/ (docs at /docs)")
-        uvicorn.run(create_app(sluice), host=host, port=port, log_level="warning")
+        app_ = create_app(sluice, projector=True)
+        uvicorn.run(app_, host=host, port=port, log_level="warning")
 
 
 @app.command()

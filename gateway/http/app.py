@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 
 from fastapi import FastAPI
 
@@ -16,10 +18,25 @@ from gateway.read_side import ReadSide
 DEFAULT_MAX_BODY_BYTES = 64 * 1024
 
 
-def create_app(sluice: Sluice, *, max_body_bytes: int | None = None) -> FastAPI:
+def create_app(
+    sluice: Sluice, *, max_body_bytes: int | None = None, projector: bool = False
+) -> FastAPI:
+    """The app; with `projector`, a background thread keeps the read models up to date."""
+
+    @asynccontextmanager
+    async def lifespan(_: FastAPI) -> AsyncIterator[None]:
+        if projector:
+            sluice.projector.start()
+        try:
+            yield
+        finally:
+            if projector:
+                sluice.projector.stop()
+
     # Handlers are plain `def`: FastAPI runs them in its thread pool, so a sandbox run or
     # a store call never blocks the event loop.
     app = FastAPI(
+        lifespan=lifespan,
         title="Sluice",
         version="0.1.0",
         description=(

@@ -64,7 +64,7 @@ def test_a_served_gateway_proposes_confirms_and_reports(served: str) -> None:
             f"/v1/programs/{proposal['id']}/confirm",
             json={"preview_hash": proposal["preview_hash"]},
         ).json()
-        account = client.get("/v1/accounts/alice").json()
+        account = client.get("/v1/accounts/alice", params={"consistent": "true"}).json()
 
     assert outcome["status"] == "committed"
     assert account["balance"] == "96.00"

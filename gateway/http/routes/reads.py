@@ -11,22 +11,36 @@ from gateway.http.schemas import PROBLEMS, AccountView, LogEvent, RunStory, Stat
 
 router = APIRouter(prefix="/v1", responses=PROBLEMS)
 AccountId = Annotated[str, Path(description="An account id, e.g. alice.", max_length=64)]
+Consistent = Annotated[
+    bool,
+    Query(
+        description="Wait until the read model has every event committed before this request "
+        "(by default it may lag the log by a fraction of a second)."
+    ),
+]
 
 
 @router.get(
     "/accounts", response_model=list[AccountView], operation_id="list_accounts", tags=["accounts"]
 )
-def accounts(read_side: ReadSideDep, principal: PrincipalDep) -> Any:
+def accounts(
+    read_side: ReadSideDep, principal: PrincipalDep, consistent: Consistent = False
+) -> Any:
     """The accounts this principal may see (a customer: its own)."""
-    return read_side.accounts(principal)
+    return read_side.accounts(principal, consistent=consistent)
 
 
 @router.get(
     "/accounts/{account}", response_model=AccountView, operation_id="get_account", tags=["accounts"]
 )
-def account(read_side: ReadSideDep, principal: PrincipalDep, account: AccountId) -> Any:
+def account(
+    read_side: ReadSideDep,
+    principal: PrincipalDep,
+    account: AccountId,
+    consistent: Consistent = False,
+) -> Any:
     """One account and its balance."""
-    return read_side.account(principal, account)
+    return read_side.account(principal, account, consistent=consistent)
 
 
 @router.get(
@@ -40,9 +54,10 @@ def statement(
     principal: PrincipalDep,
     account: AccountId,
     limit: Annotated[int, Query(ge=1, le=100, description="How many movements.")] = 20,
+    consistent: Consistent = False,
 ) -> Any:
     """The latest movements of an account, newest first."""
-    return read_side.statement(principal, account, limit)
+    return read_side.statement(principal, account, limit, consistent=consistent)
 
 
 @router.get("/events", response_model=list[LogEvent], operation_id="list_events", tags=["audit"])

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Body, Header, Path
+from fastapi import APIRouter, Body, Header, Path, Query
 
 from gateway.http.deps import GatewayDep, PrincipalDep
 from gateway.http.idempotency import idempotent, request_hash
@@ -29,13 +29,20 @@ def call_use_case(
         str | None,
         Header(description="Replay the first answer for the same key and body.", max_length=255),
     ] = None,
+    consistent: Annotated[
+        bool, Query(description="For a read: wait until the read model has every commit.")
+    ] = False,
 ) -> Any:
-    """Call a use case now; the result and the events appended come back."""
+    """Call a use case now; the result and the events appended come back.
+
+    A read is answered from the read models, which may lag the log unless `consistent`."""
     fingerprint = request_hash(f"/v1/use-cases/{name}", arguments)
     return idempotent(
         gateway,
         principal,
         idempotency_key,
         fingerprint,
-        lambda record: gateway.call(principal, name, arguments, record=record),
+        lambda record: gateway.call(
+            principal, name, arguments, record=record, consistent=consistent
+        ),
     )

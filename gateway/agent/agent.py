@@ -1,0 +1,298 @@
+"""The agent: a user's message becomes a question, an answer, or a proposal to confirm.
+
+The path of one message (docs/DESIGN.md, the life of an agent request):
+1. The planner, whose context holds no data (gateway/agent/context.py), reads sheets and
+   replies with a program, a question or an answer.
+2. The program goes through the gateway like any other: checks, preview, a proposal.
+   A program refused by its checks goes back to the planner once, with the errors.
+3. The user confirms the proposal through the normal path (HTTP or CLI); the agent has
+   no way to confirm anything.
+4. Once the run is decided, the answerer writes the reply from its outcome, and the
+   verifier gives the code the last word.
+
+Nothing is kept in the process: conversations are aggregates in the store.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from openai import OpenAI
+
+from application.principals import PrincipalView
+from domain.conversation import PROGRAM, Conversation, Turn
+from gateway.agent.answerer import Answerer
+from gateway.agent.config import AgentConfig
+from gateway.agent.context import planner_messages, planner_turns, status_line
+from gateway.agent.conversations import Conversations
+from gateway.agent.planner import Planner, reply_message
+from gateway.agent.prompts import planner_prompt
+from gateway.agent.provider import Meter, Provider
+from gateway.agent.repair import attempt, check_errors, repair_request
+from gateway.agent.structured import PlannerReply
+from gateway.agent.views import conversation_json, effective_outcome, turn_json
+from gateway.errors import GatewayError
+from gateway.facade import Gateway
+
+MAX_REQUEST = 4000
+MAX_ATTEMPTS = 2  # the first program and its one repair
+
+
+@dataclass
+class _Turn:
+    """One planned turn, before it is appended to the conversation."""
+
+    record: Callable[[Conversation], None]
+    reply: PlannerReply | None = None
+    proposal: dict[str, Any] | None = None
+    attempts: list[dict[str, Any]] = field(default_factory=list)
+
+
+class Agent:
+    def __init__(
+        self,
+        gateway: Gateway,
+        config: AgentConfig | None = None,
+        *,
+        client: OpenAI | None = None,
+    ) -> None:
+        self.gateway = gateway
+        self.config = config or AgentConfig.from_env()
+        self.conversations = Conversations(gateway.ledger)
+        self._client = client
+        self._provider: Provider | None = None
+
+    @property
+    def unavailable(self) -> str | None:
+        """Why the agent cannot run (which variables to set), or None."""
+        return self.config.unavailable()
+
+    # What the HTTP layer and the CLI call.
+
+    def message(
+        self, principal: PrincipalView, text: Any, conversation_id: str | None = None
+    ) -> dict[str, Any]:
+        """The turn this message made: a question, an answer, a proposal, or a refusal.
+
+        A proposal waits for the user's confirmation, unless the gateway decided it at once
+        (a read-only program, or one that failed while running): then it comes answered.
+        A provider failure raises a GatewayError and the conversation is left as it was.
+        """
+        provider = self._provider_or_raise()
+        request = _request_text(text)
+        if conversation_id is None:
+            conversation = self.conversations.start(principal)
+        else:
+            conversation = self.conversations.get(principal, conversation_id, writing=True)
+        meter = Meter()
+        planned = self._plan(provider, principal, conversation, request, meter)
+        outcome, answered, answer_error = None, None, None
+        if planned.proposal is not None and planned.reply is not None:
+            outcome = effective_outcome(planned.proposal, self._now())
+            if outcome["status"] != "pending":
+                try:
+                    answered = self._answerer(provider).answer(
+                        request,
+                        str(planned.reply.language),
+                        str(planned.reply.source),
+                        outcome,
+                        meter,
+                    )
+                except GatewayError as failure:
+                    # The run is already decided and recorded: keep the turn, answer later.
+                    answer_error = str(failure)
+
+        def change(fresh: Conversation) -> None:
+            planned.record(fresh)
+            if answered is not None and outcome is not None:
+                turn = fresh.turns[-1]
+                fresh.answer(
+                    turn.number, run_id=str(turn.run_id), status=outcome["status"], **answered
+                )
+
+        saved = self.conversations.append(conversation, change)
+        turn = saved.turns[-1]
+        return turn_json(turn, planned.proposal, outcome, answer_error) | {
+            "conversation_id": str(saved.id),
+            "usage": meter.to_json(),
+        }
+
+    def conversation(self, principal: PrincipalView, conversation_id: str) -> dict[str, Any]:
+        """The whole conversation; runs decided since are answered now, for their owner.
+
+        Only the owner's reading calls the answerer (an auditor reads what is there); a
+        provider failure leaves that reply for a later reading, under `answer_error`.
+        """
+        conversation = self.conversations.get(principal, conversation_id, writing=False)
+        proposals = self._proposals(principal, conversation)
+        now = self._now()
+        outcomes = {n: effective_outcome(p, now) for n, p in proposals.items()}
+        errors: dict[int, str] = {}
+        due = [
+            turn
+            for turn in conversation.turns
+            if turn.kind == PROGRAM
+            and turn.reply is None
+            and turn.number in outcomes
+            and outcomes[turn.number]["status"] != "pending"
+        ]
+        if due and principal.name == conversation.owner:
+            conversation = self._answer_due(conversation, due, outcomes, errors)
+        turns = [
+            turn_json(t, proposals.get(t.number), outcomes.get(t.number), errors.get(t.number))
+            for t in conversation.turns
+        ]
+        return conversation_json(conversation, turns)
+
+    # Inside.
+
+    def _plan(
+        self,
+        provider: Provider,
+        principal: PrincipalView,
+        conversation: Conversation,
+        request: str,
+        meter: Meter,
+    ) -> _Turn:
+        history = planner_turns(
+            conversation,
+            lambda turn: self._status(principal, turn),
+            self.config.history_turns,
+        )
+        system = planner_prompt(principal, self.gateway.directory(principal))
+        messages = planner_messages(system, history, request)
+        planner = Planner(self.gateway, provider, self.config.max_tool_rounds)
+        attempts: list[dict[str, Any]] = []
+        while True:
+            reply = planner.plan(principal, messages, meter)
+            if reply.kind != "program":
+                return _Turn(record=_words(request, reply, attempts), reply=reply)
+            assert reply.language is not None and reply.source is not None
+            try:
+                proposal = self.gateway.propose(
+                    principal, reply.language, reply.source, request=request
+                )
+            except GatewayError as refusal:
+                errors = check_errors(self.gateway, principal, refusal)
+                if errors is None:
+                    if refusal.run_id is None:
+                        raise
+                    # It failed while running: a decided run, for the answerer to explain.
+                    proposal = self.gateway.proposal(principal, refusal.run_id)
+                else:
+                    attempts.append(attempt(reply, refusal.run_id, errors))
+                    if len(attempts) == MAX_ATTEMPTS:
+                        return _Turn(
+                            record=lambda c: c.refuse(request, attempts), attempts=attempts
+                        )
+                    messages += [reply_message(reply), repair_request(errors)]
+                    continue
+            return _Turn(
+                record=_proposed(request, reply, str(proposal["id"]), attempts),
+                reply=reply,
+                proposal=proposal,
+                attempts=attempts,
+            )
+
+    def _status(self, principal: PrincipalView, turn: Turn) -> str:
+        try:
+            proposal = self.gateway.proposal(principal, str(turn.run_id))
+        except GatewayError:
+            return f"Status of your program of turn {turn.number}: unknown."
+        return status_line(turn, proposal, self._now())
+
+    def _proposals(
+        self, principal: PrincipalView, conversation: Conversation
+    ) -> dict[int, dict[str, Any]]:
+        found = {}
+        for turn in conversation.turns:
+            if turn.kind == PROGRAM and turn.run_id:
+                try:
+                    found[turn.number] = self.gateway.proposal(principal, turn.run_id)
+                except GatewayError:
+                    continue
+        return found
+
+    def _answer_due(
+        self,
+        conversation: Conversation,
+        due: list[Turn],
+        outcomes: dict[int, dict[str, Any]],
+        errors: dict[int, str],
+    ) -> Conversation:
+        reason = self.unavailable
+        answers: dict[int, dict[str, Any]] = {}
+        for turn in due:
+            if reason is not None:
+                errors[turn.number] = reason
+                continue
+            try:
+                answers[turn.number] = self._answerer(self._provider_or_raise()).answer(
+                    turn.request,
+                    str(turn.language),
+                    str(turn.source),
+                    outcomes[turn.number],
+                    Meter(),
+                )
+            except GatewayError as failure:
+                errors[turn.number] = str(failure)
+        if not answers:
+            return conversation
+
+        def change(fresh: Conversation) -> None:
+            for number, answered in answers.items():
+                turn = fresh.turn(number)
+                if turn is not None and turn.reply is None:  # another reader may have won
+                    status = outcomes[number]["status"]
+                    fresh.answer(number, run_id=str(turn.run_id), status=status, **answered)
+
+        return self.conversations.append(conversation, change)
+
+    def _provider_or_raise(self) -> Provider:
+        if self._provider is None:
+            self._provider = Provider(self.config, self._client)
+        return self._provider
+
+    def _answerer(self, provider: Provider) -> Answerer:
+        return Answerer(provider, self.config.answerer_model)
+
+    def _now(self) -> datetime:
+        return self.gateway.proposals.clock()
+
+
+def _request_text(text: Any) -> str:
+    if not isinstance(text, str) or not text.strip():
+        raise GatewayError("bad-request", "text: the message must be a non-empty string")
+    if len(text) > MAX_REQUEST:
+        raise GatewayError(
+            "bad-request", f"text: the message is {len(text)} characters, over {MAX_REQUEST}"
+        )
+    return text.strip()
+
+
+def _words(
+    request: str, reply: PlannerReply, attempts: list[dict[str, Any]]
+) -> Callable[[Conversation], None]:
+    text = str(reply.text)
+    if reply.kind == "question":
+        return lambda c: c.ask(request, text, attempts)
+    return lambda c: c.reply(request, text, attempts)
+
+
+def _proposed(
+    request: str, reply: PlannerReply, run_id: str, attempts: list[dict[str, Any]]
+) -> Callable[[Conversation], None]:
+    def record(conversation: Conversation) -> None:
+        conversation.propose(
+            request,
+            language=str(reply.language),
+            source=str(reply.source),
+            explanation=reply.explanation or "",
+            run_id=run_id,
+            attempts=attempts,
+        )
+
+    return record

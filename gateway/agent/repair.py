@@ -1,0 +1,47 @@
+"""Which refusals go back to the planner for its one repair, and how they are worded.
+
+A refusal may be quoted to the planner only if the program was refused before it read
+anything: its checks (syntax, types against the stubs, the plan schema, permissions, size)
+or a call refused before any use case ran. Such an error is made of the program's own text.
+Once a use case has run, an error may quote what it returned (`alice has only 60.00`):
+that run has failed, and only the answerer sees why.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from application.principals import PrincipalView
+from gateway.agent.prompts import REPAIR
+from gateway.agent.provider import Message
+from gateway.agent.structured import PlannerReply
+from gateway.errors import GatewayError
+from gateway.facade import Gateway
+
+REPAIRABLE = frozenset({"invalid-program", "forbidden", "cap-exceeded", "refused"})
+
+
+def check_errors(
+    gateway: Gateway, principal: PrincipalView, refusal: GatewayError
+) -> list[str] | None:
+    """The errors to quote for a repair, or None when the refusal is not the checks'."""
+    if refusal.kind not in REPAIRABLE or refusal.run_id is None:
+        return None
+    preview = gateway.proposal(principal, refusal.run_id).get("preview", {})
+    # The guard counts a call once it passed its checks, just before the use case runs; a
+    # plan refused by its schema never reached the guard, so it has no count at all.
+    used = preview.get("caps", {}).get("calls", {}).get("used", 0)
+    if used != 0 or preview.get("calls") or preview.get("events"):
+        return None
+    return [str(refusal)]
+
+
+def attempt(reply: PlannerReply, run_id: str | None, errors: list[str]) -> dict[str, Any]:
+    return {"run_id": run_id, "language": reply.language, "source": reply.source, "errors": errors}
+
+
+def repair_request(errors: list[str]) -> Message:
+    return {
+        "role": "user",
+        "content": REPAIR.format(errors="\n".join(f"- {error}" for error in errors)),
+    }

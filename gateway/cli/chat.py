@@ -1,0 +1,147 @@
+"""`sluice chat`: talk to the agent; it writes programs, you read their previews and confirm.
+
+The agent proposes; only this terminal's answer confirms. The reply after a decided run is
+the answerer's, checked by the code, and the gateway's own outcome is shown above it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from rich.console import Console
+from rich.markup import escape
+
+from application.principals import PrincipalView
+from gateway.agent import Agent
+from gateway.bootstrap import Sluice
+from gateway.cli.render import show_outcome, show_preview
+from gateway.errors import GatewayError
+
+GREETING = """Sluice agent, acting as {principal} ({role}). Store: {where}
+Ask in plain words. Every change is shown first and waits for your `y`.
+Ctrl-D (or `quit`) leaves.
+"""
+ReadLine = Callable[[str], str]
+# How a decided run reads in the terminal (show_outcome knows committed, declined, failed).
+SHOWN_STATUS = {"rejected": "declined"}
+
+
+def interactive_chat(
+    sluice: Sluice,
+    principal: PrincipalView,
+    *,
+    console: Console,
+    agent: Agent | None = None,
+    read_line: ReadLine | None = None,
+) -> int:
+    """Run the chat until the user leaves; the exit status (1 when the agent is unavailable)."""
+    agent = agent or Agent(sluice.gateway)
+    read = read_line or console.input
+    if agent.unavailable is not None:
+        console.print(f"[red]error:[/] {escape(agent.unavailable)}", highlight=False)
+        return 1
+    greeting = GREETING.format(
+        principal=principal.name, role=principal.role, where=sluice.database_url
+    )
+    console.print(greeting, markup=False, highlight=False)
+    conversation_id: str | None = None
+    while True:
+        try:
+            line = read("[bold cyan]you>[/] ").strip()
+        except EOFError:
+            line = "quit"
+        if line == "quit":
+            console.print("Bye.")
+            return 0
+        if not line:
+            continue
+        try:
+            turn = agent.message(principal, line, conversation_id)
+        except GatewayError as refused:
+            console.print(f"[red]{escape(str(refused))}[/]", highlight=False)
+            continue
+        conversation_id = turn["conversation_id"]
+        _show_turn(sluice, agent, principal, turn, console=console, read=read)
+
+
+def _show_turn(
+    sluice: Sluice,
+    agent: Agent,
+    principal: PrincipalView,
+    turn: dict[str, Any],
+    *,
+    console: Console,
+    read: ReadLine,
+) -> None:
+    kind = turn["kind"]
+    if kind in ("question", "answer"):
+        _say(console, turn["text"])
+        return
+    if kind == "refused":
+        console.print("[bold red]The agent's programs failed their checks; nothing ran:[/]")
+        for error in turn["errors"]:
+            console.print(f"  {escape(error)}", highlight=False)
+        return
+    _say(console, turn["explanation"] or "Here is a program.")
+    console.print(turn["program"]["source"].rstrip(), markup=False, highlight=False)
+    proposal = turn["proposal"]
+    if proposal["status"] == "pending":
+        _decide(sluice, principal, proposal, console=console, read=read)
+        conversation = agent.conversation(principal, turn["conversation_id"])
+        turn = conversation["turns"][turn["turn"] - 1]
+    elif proposal["status"] == "committed":
+        show_preview(console, proposal["preview"])
+    _show_answer(turn, console)
+
+
+def _decide(
+    sluice: Sluice,
+    principal: PrincipalView,
+    proposal: dict[str, Any],
+    *,
+    console: Console,
+    read: ReadLine,
+) -> None:
+    """Show the preview and ask; a stale preview comes back fresh and is asked again."""
+    gateway = sluice.gateway
+    while True:
+        show_preview(console, proposal["preview"])
+        count = len(proposal["preview"]["events"])
+        try:
+            answer = read(f"Commit these {count} events? {escape('[y/N]')} ").strip().lower()
+        except EOFError:
+            answer = ""
+        try:
+            if answer not in ("y", "yes"):
+                gateway.reject(principal, proposal["id"])
+                return
+            gateway.confirm(principal, proposal["id"], proposal["preview_hash"])
+            return
+        except GatewayError as refused:
+            fresh = refused.extra.get("proposal")
+            console.print(f"[yellow]{escape(str(refused))}[/]", highlight=False)
+            if refused.kind != "conflict" or not fresh or fresh["status"] != "pending":
+                return
+            proposal = fresh
+
+
+def _show_answer(turn: dict[str, Any], console: Console) -> None:
+    outcome = turn.get("outcome")
+    if outcome:
+        status = SHOWN_STATUS.get(outcome["status"], outcome["status"])
+        show_outcome(console, {**outcome, "status": status})
+    answer = turn.get("answer")
+    if answer:
+        _say(console, answer["text"])
+        if answer["corrected"]:
+            console.print(
+                "[yellow](The model's reply contradicted the outcome above; the outcome "
+                "stands, and this reply is the code's own.)[/]"
+            )
+    elif turn.get("answer_error"):
+        console.print(f"[yellow](no reply from the model: {escape(turn['answer_error'])})[/]")
+
+
+def _say(console: Console, text: str) -> None:
+    console.print("[bold magenta]agent>[/]", escape(text), highlight=False)
