@@ -1,0 +1,196 @@
+"""Token economy of the agent: the directory against all sheets, and model calls per request.
+
+Sizes are of the exact text the planner is sent; tokens are estimated as bytes / 4 (the
+usual rule of thumb for English and JSON with GPT-style BPE tokenizers; no tokenizer is
+loaded). The scenarios run the real agent and gateway (in-memory store, real sandbox)
+against the test suite's fake OpenAI-compatible server, with scripted replies: they count
+the calls and bytes the agent makes, not the quality of any model.
+
+    python -m benchmarks.bench_agent
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from application import principals
+from application.principals import PrincipalView
+from gateway.agent import Agent, AgentConfig
+from gateway.agent.planner import FIND_ACTIONS
+from gateway.agent.prompts import planner_prompt
+from gateway.agent.structured import PLANNER_OUTPUT
+from gateway.bootstrap import Sluice
+from gateway.demo import seed
+from tests.agent import fake_llm as llm
+from tests.agent.fake_llm import FakeLLM, Reply
+
+BACK_AND_FORTH = """\
+transfer(payer="alice", payee="bob", amount=10)
+transfer(payer="bob", payee="carla", amount=10)
+transfer(payer="carla", payee="bob", amount=10)
+get_balance(account="bob")
+"""
+DAN = """\
+for friend in ["bob", "carla", "dan"]:
+    transfer(payer="alice", payee=friend, amount=20)
+"""
+
+
+def tokens(size: int) -> int:
+    return round(size / 4)
+
+
+def compact(value: Any) -> int:
+    return len(json.dumps(value, separators=(",", ":"), ensure_ascii=False).encode())
+
+
+def sizes(sluice: Sluice) -> list[tuple[str, int]]:
+    catalog = sluice.catalog
+    alice = _who(sluice, "alice")
+    return [
+        ("directory (all 8 use cases)", len(catalog.directory().encode())),
+        ("directory as alice sees it", len(sluice.gateway.directory(alice).encode())),
+        ("all 8 sheets (find_actions result)", compact(catalog.sheets(list(catalog.names)))),
+        ("one sheet: transfer", compact(catalog.sheets(["transfer"]))),
+        ("planner system prompt, alice (with directory)", len(_prompt(sluice, alice).encode())),
+        ("planner output schema", compact(PLANNER_OUTPUT.response_format())),
+        ("find_actions tool definition", compact(FIND_ACTIONS)),
+    ]
+
+
+@dataclass
+class Scenario:
+    name: str
+    principal: str
+    request: str
+    replies: list[Reply]
+    confirm: bool = False
+    answer: Reply | None = None  # the answerer's reply once the user has decided
+
+
+SCENARIOS = [
+    Scenario(
+        "seed: back and forth, confirmed",
+        "teller",
+        "Move 10 from alice to bob, bob to carla, carla back to bob; bob's balance?",
+        [llm.find_actions("transfer", "get_balance"), llm.program(BACK_AND_FORTH)],
+        confirm=True,
+        answer=llm.reply("Done; bob has 10.00.", "success"),
+    ),
+    Scenario(
+        "seed: loop to dan (fails at once)",
+        "alice",
+        "Send 20 each to bob, carla and dan",
+        [
+            llm.find_actions("transfer"),
+            llm.program(DAN),
+            llm.reply("dan has no account; nothing sent.", "failure"),
+        ],
+    ),
+    Scenario(
+        "read only: my balance",
+        "alice",
+        "How much do I have?",
+        [
+            llm.find_actions("get_balance"),
+            llm.program('get_balance(account="alice")'),
+            llm.reply("You have 100.00 euros.", "success"),
+        ],
+    ),
+    Scenario(
+        "one repair, then confirmed",
+        "alice",
+        "Pay bob ten euros",
+        [
+            llm.find_actions("transfer"),
+            llm.program('transfer(payer="alice", payee="bob", amount="ten")'),
+            llm.program('transfer(payer="alice", payee="bob", amount=10)'),
+        ],
+        confirm=True,
+        answer=llm.reply("Bob got 10 euros.", "success"),
+    ),
+    Scenario("clarifying question", "alice", "Pay bob", [llm.question("How much?")]),
+]
+
+
+def run(sluice: Sluice, fake: FakeLLM, scenario: Scenario) -> dict[str, Any]:
+    agent = Agent(sluice.gateway, _config(fake))
+    principal = _who(sluice, scenario.principal)
+    start = len(fake.requests)
+    fake.push(*scenario.replies)
+    turn = agent.message(principal, scenario.request)
+    outcome = (turn["outcome"] or {}).get("status", turn["kind"])
+    if turn["proposal"] and turn["proposal"]["status"] == "pending":
+        proposal = turn["proposal"]
+        if scenario.confirm:
+            sluice.gateway.confirm(principal, proposal["id"], proposal["preview_hash"])
+        else:
+            sluice.gateway.reject(principal, proposal["id"])
+        if scenario.answer is not None:
+            fake.push(scenario.answer)
+        read = agent.conversation(principal, turn["conversation_id"])
+        outcome = read["turns"][-1]["outcome"]["status"]
+    sent = fake.raw_requests[start:]
+    requests = fake.requests[start:]
+    planner = sum(1 for r in requests if llm.is_planner(r))
+    return {
+        "scenario": scenario.name,
+        "outcome": outcome,
+        "planner": planner,
+        "answerer": len(requests) - planner,
+        "bytes": sum(len(body) for body in sent),
+        "largest": max(len(body) for body in sent),
+    }
+
+
+def main() -> None:
+    fake = FakeLLM()
+    try:
+        with Sluice("memory://") as sluice:
+            seed(sluice.gateway)
+            figures = sizes(sluice)
+            rows = [run(sluice, fake, scenario) for scenario in SCENARIOS]
+    finally:
+        fake.close()
+    print("Context sizes (tokens estimated as bytes / 4)\n")
+    print(f"| {'text':<48} | {'bytes':>6} | {'~tokens':>7} |")
+    print(f"|{'-' * 50}|{'-' * 7}:|{'-' * 8}:|")
+    for label, size in figures:
+        print(f"| {label:<48} | {size:>6} | {tokens(size):>7} |")
+    directory, sheets = figures[0][1], figures[2][1]
+    ratio = f"{directory / sheets:.0%} of all sheets ({sheets / directory:.1f}x smaller)"
+    print(f"\nThe directory sent on every call is {ratio}.")
+    print("\nModel calls per request (scripted replies on the fake server)\n")
+    head = ("scenario", "outcome", "planner", "answerer", "total", "bytes sent", "~tokens")
+    print("| " + " | ".join(head) + " |")
+    print("|---|---|---:|---:|---:|---:|---:|")
+    for row in rows:
+        total = row["planner"] + row["answerer"]
+        print(
+            f"| {row['scenario']} | {row['outcome']} | {row['planner']} | {row['answerer']} "
+            f"| {total} | {row['bytes']} | {tokens(row['bytes'])} |"
+        )
+    print(
+        "\nbytes sent: the request bodies of all the scenario's model calls (the whole "
+        "context is sent on every call: a find_actions round repeats it)."
+    )
+
+
+def _config(fake: FakeLLM) -> AgentConfig:
+    return AgentConfig(model="fake-model", base_url=fake.url, api_key="sk-bench", max_retries=0)
+
+
+def _who(sluice: Sluice, name: str) -> PrincipalView:
+    found = principals.find(sluice.ledger, name)
+    assert found is not None, name
+    return found
+
+
+def _prompt(sluice: Sluice, principal: PrincipalView) -> str:
+    return planner_prompt(principal, sluice.gateway.directory(principal))
+
+
+if __name__ == "__main__":
+    main()

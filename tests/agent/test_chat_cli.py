@@ -1,0 +1,114 @@
+"""`sluice chat`: lines in, a question, a preview to confirm, the outcome, the answer."""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Iterator
+from decimal import Decimal
+
+import pytest
+from rich.console import Console
+
+from application import principals
+from gateway.agent import Agent, AgentConfig
+from gateway.bootstrap import Sluice
+from gateway.cli.chat import interactive_chat
+from gateway.demo import seed
+from gateway.program.sandbox import Sandbox
+from tests.agent import fake_llm as llm
+from tests.agent.conftest import config_for
+from tests.agent.fake_llm import FakeLLM
+from tests.conftest import TEST_CAPS, balances
+
+
+@pytest.fixture
+def sluice(sandbox: Sandbox) -> Iterator[Sluice]:
+    with Sluice("memory://", TEST_CAPS, sandbox=sandbox) as opened:
+        seed(opened.gateway)
+        yield opened
+
+
+def lines(*typed: str) -> io.StringIO:
+    return io.StringIO("".join(f"{line}\n" for line in typed))
+
+
+def run_chat(sluice: Sluice, agent: Agent, *typed: str) -> tuple[int, str]:
+    out = io.StringIO()
+    console = Console(file=out, width=120, color_system=None)
+    given = lines(*typed)
+
+    def read(prompt: str) -> str:
+        console.print(prompt, end="")
+        line = given.readline()
+        if not line:
+            raise EOFError
+        return line.rstrip("\n")
+
+    alice = principals.find(sluice.ledger, "alice")
+    assert alice is not None
+    status = interactive_chat(sluice, alice, console=console, agent=agent, read_line=read)
+    return status, out.getvalue()
+
+
+def test_a_chat_asks_shows_the_preview_commits_on_yes_and_answers(
+    sluice: Sluice, fake_llm: FakeLLM
+) -> None:
+    fake_llm.push(
+        llm.question("How much should bob get?"),
+        llm.find_actions("transfer"),
+        llm.program(
+            'transfer(payer="alice", payee="bob", amount=30, memo="rent")',
+            explanation="Pay bob 30 for the rent.",
+        ),
+        llm.reply("Bob got his 30 euros; you have 70.00 left.", "success"),
+    )
+    agent = Agent(sluice.gateway, config_for(fake_llm))
+
+    status, shown = run_chat(sluice, agent, "Pay bob the rent", "30", "y", "quit")
+
+    assert status == 0
+    assert "agent> How much should bob get?" in shown
+    assert "agent> Pay bob 30 for the rent." in shown
+    assert "TransferDebited" in shown and "TransferCredited" in shown
+    assert "Commit these 2 events? [y/N]" in shown
+    assert "Committed: 2 events appended." in shown
+    assert "agent> Bob got his 30 euros; you have 70.00 left." in shown
+    assert balances(sluice.ledger)["bob"] == Decimal("30.00")
+
+
+def test_a_chat_declines_on_anything_but_yes_and_says_so(sluice: Sluice, fake_llm: FakeLLM) -> None:
+    fake_llm.push(
+        llm.program('transfer(payer="alice", payee="bob", amount=30)'),
+        llm.reply("Done, bob was paid!", "success"),
+    )
+    agent = Agent(sluice.gateway, config_for(fake_llm))
+
+    status, shown = run_chat(sluice, agent, "Pay bob 30")  # then end of input
+
+    assert status == 0
+    assert "Declined: nothing was written." in shown
+    assert "The proposal was rejected; nothing was written." in shown  # the code's words
+    assert "contradicted the outcome" in shown
+    assert balances(sluice.ledger)["bob"] == Decimal("0.00")
+
+
+def test_a_chat_without_a_model_says_what_to_set(sluice: Sluice) -> None:
+    agent = Agent(sluice.gateway, AgentConfig())
+
+    status, shown = run_chat(sluice, agent, "Pay bob 30")
+
+    assert status == 1
+    assert "SLUICE_LLM_MODEL" in shown
+
+
+def test_a_provider_failure_is_shown_and_the_chat_goes_on(
+    sluice: Sluice, fake_llm: FakeLLM
+) -> None:
+    fake_llm.push(llm.error(500, "down"), llm.answer("I am back."))
+    agent = Agent(sluice.gateway, config_for(fake_llm))
+
+    status, shown = run_chat(sluice, agent, "Hello", "Hello again", "quit")
+
+    assert status == 0
+    assert "the model provider failed (HTTP 500: down)" in shown
+    assert "agent> I am back." in shown
