@@ -16,6 +16,7 @@ from application.store_config import StoreConfigError
 from gateway.bootstrap import Sluice
 from gateway.catalog import UnknownUseCaseError
 from gateway.cli.flow import submit
+from gateway.cli.operate import audit_app, events, export, replay
 from gateway.cli.render import show_outcome
 from gateway.demo import demo_keys, seed
 from gateway.errors import GatewayError
@@ -30,6 +31,10 @@ app = typer.Typer(
 )
 principal_app = typer.Typer(help="Principals and their API keys.", no_args_is_help=True)
 app.add_typer(principal_app, name="principal")
+app.add_typer(audit_app, name="audit")
+app.command()(replay)
+app.command()(events)
+app.command()(export)
 USAGE_ERROR = 2
 
 KeyOption = Annotated[str | None, typer.Option("--key", help="The principal's API key.")]
@@ -178,6 +183,16 @@ def serve(
         typer.echo(f"Serving {sluice.database_url} on http://{host}:{port}/ (docs at /docs)")
         app_ = create_app(sluice, projector=True)
         uvicorn.run(app_, host=host, port=port, log_level="warning")
+
+
+@app.command()
+def chat(key: KeyOption = None, as_: AsOption = None) -> None:
+    """Talk to the agent: it writes programs; you read each preview and confirm."""
+    from gateway.cli.chat import interactive_chat
+
+    with _open() as sluice:
+        status = interactive_chat(sluice, _principal(sluice, key, as_), console=Console())
+    raise typer.Exit(status)
 
 
 @app.command()

@@ -8,10 +8,11 @@ from contextlib import asynccontextmanager
 
 from fastapi import FastAPI
 
+from gateway.agent import Agent
 from gateway.bootstrap import Sluice
 from gateway.http import problems
 from gateway.http.body_limit import BodyLimit
-from gateway.http.routes import catalog, health, programs, reads, use_cases
+from gateway.http.routes import agent, catalog, health, programs, reads, use_cases
 from gateway.policy.rate import RateLimiter
 from gateway.read_side import ReadSide
 
@@ -48,8 +49,9 @@ def create_app(
     app.state.sluice = sluice
     app.state.read_side = ReadSide(sluice.gateway)
     app.state.request_limiter = RateLimiter(sluice.caps.requests_per_minute)
+    app.state.agent = Agent(sluice.gateway)  # answers 503 on use when no model is configured
     problems.install(app)
-    for module in (health, catalog, use_cases, programs, reads):
+    for module in (health, catalog, use_cases, programs, reads, agent):
         app.include_router(module.router)
     limit = max_body_bytes or int(os.environ.get("SLUICE_MAX_BODY_BYTES", DEFAULT_MAX_BODY_BYTES))
     app.add_middleware(BodyLimit, max_bytes=limit)
