@@ -9,11 +9,18 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
 from uuid import UUID
 
+from eventsourcing.domain import AggregateEvent
+from eventsourcing.persistence import Notification
 from eventsourcing.utils import get_topic
 
 from application.ledger import Ledger
+from application.log import record
+from application.read_models.projections import ACCOUNT_TOPICS
+from domain.account import Account, account_id
 from domain.run import Run
 
 COMMITTED_TOPIC = get_topic(Run.Committed)
@@ -63,3 +70,130 @@ def provenance(ledger: Ledger, position: int) -> Provenance | None:
         confirmed_by=run.confirmed_by,
         confirmed_at=run.confirmed_at.isoformat() if run.confirmed_at else None,
     )
+
+
+def provenance_json(found: Provenance | None) -> dict[str, Any] | None:
+    if found is None:
+        return None
+    return {
+        "run_id": str(found.run_id),
+        "principal": found.principal,
+        "kind": found.kind,
+        "language": found.language,
+        "confirmed_by": found.confirmed_by,
+        "confirmed_at": found.confirmed_at,
+        "request": found.request,
+        "program_excerpt": _excerpt(found.source),
+        "program_sha256": found.source_sha256,
+        "preview_hash": found.preview_hash,
+    }
+
+
+def event_at(ledger: Ledger, position: int) -> dict[str, Any] | None:
+    """One event of the log, with the run behind it."""
+    found = ledger.recorder.select_notifications(position, 1)
+    if not found or found[0].id != position:
+        return None
+    names = {account_id(name): name for name in ledger.account_names()}
+    return record(ledger, found[0], names) | {"run": provenance_json(provenance(ledger, position))}
+
+
+def account_timeline(ledger: Ledger, account: str) -> list[dict[str, Any]]:
+    """Every event of an account, oldest first, each with its run, principal and confirmer."""
+    ledger.load_account(account)  # AccountNotFoundError for an unknown account
+    return [
+        record(ledger, note, {account_id(account): account})
+        | {"run": provenance_json(provenance(ledger, note.id))}
+        for note in _account_notifications(ledger, account)
+    ]
+
+
+def as_of(
+    ledger: Ledger, account: str, *, position: int | None = None, at: datetime | None = None
+) -> dict[str, Any]:
+    """The account's state at a point of the log (a position, or a time)."""
+    ledger.load_account(account)
+    version, reached = 0, 0
+    for note in _account_notifications(ledger, account):
+        event = ledger.mapper.to_domain_event(note)
+        assert isinstance(event, AggregateEvent)
+        if (position is not None and note.id > position) or (
+            at is not None and event.timestamp > at
+        ):
+            break
+        version, reached = event.originator_version, note.id
+    if version == 0:
+        return {"account": account, "exists": False, "position": position, "at": _iso(at)}
+    state: object = ledger.repository.get(account_id(account), version=version)
+    assert isinstance(state, Account)
+    return {
+        "account": account,
+        "exists": True,
+        "owner": state.owner,
+        "balance": f"{state.balance:f}",
+        "status": "closed" if state.closed else "open",
+        "version": version,
+        "last_event_position": reached,
+        "position": position,
+        "at": _iso(at),
+    }
+
+
+def run_story(ledger: Ledger, run_id: UUID) -> dict[str, Any]:
+    """The whole story of one run: request, program, preview, decision, events committed."""
+    run: object = ledger.repository.get(run_id)
+    if not isinstance(run, Run):
+        raise LookupError(f"no run {run_id}")
+    history = [
+        {"event": type(e).__name__, "timestamp": e.timestamp.isoformat(), **_decision(e)}
+        for e in ledger.events.get(run_id)
+        if isinstance(e, AggregateEvent)
+    ]
+    return {
+        "run_id": str(run.id),
+        "principal": run.principal,
+        "kind": run.kind,
+        "status": run.status,
+        "request": run.request,
+        "language": run.language,
+        "program": run.source,
+        "program_sha256": hashlib.sha256(run.source.encode()).hexdigest(),
+        "preview": run.preview,
+        "preview_hash": run.preview_hash,
+        "confirmed_by": run.confirmed_by,
+        "confirmed_at": _iso(run.confirmed_at),
+        "error": run.error,
+        "history": history,
+        "committed_events": run.committed_events,
+    }
+
+
+def _decision(event: AggregateEvent) -> dict[str, Any]:
+    if isinstance(event, Run.Confirmed | Run.Rejected):
+        return {"by": event.by}
+    if isinstance(event, Run.Failed):
+        return {"error": event.error}
+    if isinstance(event, Run.Committed):
+        return {"events": len(event.events)}
+    return {}
+
+
+def _account_notifications(ledger: Ledger, account: str) -> list[Notification]:
+    wanted = account_id(account)
+    found: list[Notification] = []
+    start = 1
+    while True:
+        page = ledger.recorder.select_notifications(start, 5000, topics=list(ACCOUNT_TOPICS))
+        found.extend(n for n in page if n.originator_id == wanted)
+        if len(page) < 5000:
+            return found
+        start = page[-1].id + 1
+
+
+def _excerpt(source: str, limit: int = 160) -> str:
+    text = " ".join(source.split())
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _iso(moment: datetime | None) -> str | None:
+    return None if moment is None else moment.isoformat()

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import threading
+from collections.abc import Iterator
 from typing import Any
 from uuid import UUID
 
@@ -34,3 +36,42 @@ def record(ledger: Ledger, notification: Notification, names: dict[UUID, str]) -
         "timestamp": event.timestamp.isoformat(),
         "data": {k: plain(v) for k, v in vars(event).items() if k not in _ENVELOPE},
     }
+
+
+def follow(
+    ledger: Ledger, after: int, stop: threading.Event, poll: float = 0.2
+) -> Iterator[dict[str, Any]]:
+    """Events after `after`, then each new one as it commits, until `stop` is set.
+
+    Stores that can push (Postgres LISTEN/NOTIFY, in memory) wake the reader; others are
+    polled every `poll` seconds.
+    """
+    try:
+        subscription = ledger.recorder.subscribe(gt=after)
+    except NotImplementedError:
+        yield from _poll(ledger, after, stop, poll)
+        return
+    names = {account_id(name): name for name in ledger.account_names()}
+
+    def stop_when_asked() -> None:
+        stop.wait()
+        subscription.stop()
+
+    threading.Thread(target=stop_when_asked, daemon=True).start()
+    with subscription:
+        for notification in subscription:
+            if notification.topic.endswith("Account.Opened"):
+                names = {account_id(name): name for name in ledger.account_names()}
+            yield record(ledger, notification, names)
+
+
+def _poll(
+    ledger: Ledger, after: int, stop: threading.Event, poll: float
+) -> Iterator[dict[str, Any]]:
+    while not stop.is_set():
+        batch = read_log(ledger, after, 500)
+        yield from batch
+        if batch:
+            after = batch[-1]["position"]
+        else:
+            stop.wait(poll)
