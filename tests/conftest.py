@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import os
+from collections.abc import Generator, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from decimal import Decimal
@@ -19,6 +21,48 @@ from gateway.policy.caps import Caps
 from gateway.program.limits import ProgramLimits
 from gateway.program.runner import ProgramRunner
 from gateway.program.sandbox import Sandbox
+from tests.postgres import support
+
+NO_SERVER = "PostgreSQL tests skipped"
+
+
+@pytest.fixture(autouse=True)
+def _require_postgres(request: pytest.FixtureRequest) -> None:
+    if request.node.get_closest_marker("postgres") is None:
+        return
+    problem = support.server_problem()
+    if problem is None:
+        return
+    if os.environ.get("CI", "").lower() == "true":
+        pytest.fail(f"CI=true and PostgreSQL is required: {problem}", pytrace=False)
+    pytest.skip(f"{NO_SERVER}: {problem}; set SLUICE_TEST_DATABASE_URL")
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(
+    item: pytest.Item, call: pytest.CallInfo[None]
+) -> Generator[None, pytest.TestReport, pytest.TestReport]:
+    report = yield
+    # pytest reports a skip at each test's own line, which would print one
+    # line per test; one shared location folds them into a single notice.
+    longrepr = report.longrepr
+    if report.skipped and isinstance(longrepr, tuple) and NO_SERVER in longrepr[2]:
+        report.longrepr = ("tests/conftest.py", 1, longrepr[2])
+    return report
+
+
+@pytest.fixture
+def schema() -> Iterator[str]:
+    """A fresh schema, dropped after the test."""
+    name = support.create_schema()
+    yield name
+    support.drop_schema(name)
+
+
+def postgres_url(schema: str) -> str:
+    """A SLUICE_DATABASE_URL for the test server, in a schema of the test's own."""
+    return f"{support.database_url()}?schema={schema}"
+
 
 # Tight enough that a runaway program is stopped quickly in tests.
 TEST_LIMITS = ProgramLimits(wall_seconds=1.0, max_memory_bytes=16 * 2**20)
@@ -57,11 +101,28 @@ def sandbox() -> Iterator[Sandbox]:
     pool.close()
 
 
-@pytest.fixture(params=["memory", "sqlite"])
+STORES = ["memory", "sqlite", pytest.param("postgres", marks=pytest.mark.postgres)]
+
+
+@contextmanager
+def empty_store(kind: str, folder: Path) -> Iterator[str]:
+    """The URL of an empty store: memory, sqlite (a file in `folder`) or postgres (a schema)."""
+    if kind == "memory":
+        yield "memory://"
+    elif kind == "sqlite":
+        yield f"sqlite://{folder / 'sluice.db'}"
+    else:
+        name = support.create_schema()
+        try:
+            yield postgres_url(name)
+        finally:
+            support.drop_schema(name)
+
+
+@pytest.fixture(params=STORES)
 def ledger(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Ledger]:
-    """An empty ledger on each embedded store."""
-    url = "memory://" if request.param == "memory" else f"sqlite:///{tmp_path / 'sluice.db'}"
-    with Ledger(env=eventsourcing_env(url)) as opened:
+    """An empty ledger on each store: in memory, SQLite and Postgres."""
+    with empty_store(request.param, tmp_path) as url, Ledger(env=eventsourcing_env(url)) as opened:
         yield opened
 
 

@@ -14,7 +14,7 @@ from gateway.bootstrap import Sluice
 from gateway.demo import seed
 from gateway.http.app import create_app
 from gateway.program.sandbox import Sandbox
-from tests.gateway.conftest import TEST_CAPS, Clock
+from tests.conftest import STORES, TEST_CAPS, Clock, empty_store
 
 KEYS = {name: f"sk-demo-{name}" for name in ("alice", "bob", "carla", "teller", "auditor", "admin")}
 
@@ -23,13 +23,15 @@ def auth(name: str) -> dict[str, str]:
     return {"Authorization": f"Bearer {KEYS[name]}"}
 
 
-@pytest.fixture(params=["memory", "sqlite"])
+@pytest.fixture(params=STORES)
 def sluice(
     request: pytest.FixtureRequest, tmp_path: Path, sandbox: Sandbox, clock: Clock
 ) -> Iterator[Sluice]:
-    url = "memory://" if request.param == "memory" else f"sqlite://{tmp_path / 'http.db'}"
     caps = replace(TEST_CAPS, requests_per_minute=10_000, programs_per_minute=10_000)
-    with Sluice(url, caps, sandbox=sandbox, clock=clock) as built:
+    with (
+        empty_store(request.param, tmp_path) as url,
+        Sluice(url, caps, sandbox=sandbox, clock=clock) as built,
+    ):
         seed(built.gateway)
         yield built
 
@@ -45,6 +47,7 @@ def client(app: FastAPI) -> Iterator[TestClient]:
         yield test_client
 
 
-@pytest.fixture(params=["sqlite"])
-def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
-    return f"sqlite://{tmp_path / 'concurrent.db'}"
+@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
+def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
+    with empty_store(request.param, tmp_path) as url:
+        yield url

@@ -14,7 +14,14 @@ from gateway.http.schemas import PROBLEMS, Problem
 router = APIRouter(
     prefix="/v1/agent",
     tags=["agent"],
-    responses=PROBLEMS | {503: {"model": Problem, "description": "No model is configured"}},
+    responses=PROBLEMS
+    | {
+        503: {
+            "model": Problem,
+            "content": {"application/problem+json": {}},
+            "description": "No model is configured, or the model's provider failed",
+        }
+    },
 )
 
 
