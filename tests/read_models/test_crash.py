@@ -1,0 +1,41 @@
+"""Exactly once after a crash in the middle of a projection batch: kill, restart, compare."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+from decimal import Decimal
+
+from application.read_models.replay import Replay
+from application.read_models.service import LIVE, ReadModels, open_view
+from gateway.bootstrap import Sluice
+
+
+def test_a_batch_killed_half_written_is_applied_once_after_a_restart(
+    durable_sluice: Sluice,
+) -> None:
+    sluice = durable_sluice
+    teller = sluice.gateway.authenticate("sk-demo-teller")
+    for amount in range(1, 41):
+        sluice.gateway.call(teller, "deposit", {"account": "carla", "amount": amount})
+    child = subprocess.Popen(
+        [sys.executable, "-m", "tests.read_models.crash_child", sluice.database_url],
+        stdout=subprocess.PIPE,
+        text=True,
+        env={**os.environ},
+    )
+    assert child.stdout is not None
+    assert child.stdout.readline().strip() == "IN-TRANSACTION"
+
+    child.send_signal(signal.SIGKILL)
+    child.wait(timeout=30)
+    restarted = ReadModels(sluice.ledger, open_view(sluice.ledger, LIVE), window=10)
+
+    assert restarted.position("balances") == 20  # two whole windows of ten, not the third
+    restarted.catch_up(["balances"])
+    [compared] = Replay(sluice.ledger).run(["balances"], from_scratch=True)
+    assert compared.equal is True
+    carla = {row.account: row.balance for row in restarted.view.balances()}["carla"]
+    assert carla == Decimal("3.50") + sum(range(1, 41))  # its history, then each deposit once

@@ -1,0 +1,96 @@
+"""The read models: live equals a replay of the log, every event is applied exactly once."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+import pytest
+from eventsourcing.persistence import IntegrityError, Tracking
+
+from application.read_models.replay import Replay
+from application.read_models.service import LIVE, ReadModels, open_view
+from domain.account import account_id
+from gateway.bootstrap import Sluice
+
+
+def test_the_live_models_show_the_history(sluice: Sluice) -> None:
+    sluice.read_models.catch_up()
+    view = sluice.read_models.view
+
+    balances = {row.account: (row.balance, row.status) for row in view.balances()}
+    bob = view.statement(account_id("bob").hex, 10)
+    runs = view.runs()
+
+    assert balances == {
+        "alice": (Decimal("76.00"), "open"),
+        "bob": (Decimal("23.00"), "open"),
+        "carla": (Decimal("3.50"), "open"),
+        "dan": (Decimal("0.00"), "closed"),
+    }
+    assert [(e.kind, e.amount, e.balance, e.counterparty) for e in bob] == [
+        ("transfer_in", Decimal("11.00"), Decimal("23.00"), "alice"),
+        ("transfer_in", Decimal("7.00"), Decimal("12.00"), "alice"),
+        ("transfer_in", Decimal("5.00"), Decimal("5.00"), "alice"),
+        ("opened", Decimal("0.00"), Decimal("0.00"), None),
+    ]
+    assert all(entry.run_id for entry in bob)  # each movement links to its run
+    assert [(r.principal, r.kind, r.status, r.committed) for r in runs][-1] == (
+        "alice",
+        "program",
+        "committed",
+        2,
+    )
+
+
+def test_a_replay_from_scratch_equals_the_live_models(sluice: Sluice) -> None:
+    sluice.read_models.catch_up()
+
+    results = Replay(sluice.ledger).run(from_scratch=True)
+
+    assert [(r.projection, r.equal) for r in results] == [
+        ("balances", True),
+        ("statement", True),
+        ("runs", True),
+    ]
+    assert all(r.rows > 0 for r in results)
+
+
+def test_a_replay_resumes_where_it_stopped_and_stops_where_asked(sluice: Sluice) -> None:
+    replay = Replay(sluice.ledger)
+    halfway = sluice.read_models.head() // 2
+
+    partial = replay.run(["balances"], to=halfway, from_scratch=True)
+    resumed = replay.run(["balances"])
+
+    assert partial[0].position == halfway
+    assert replay.rebuilt.position("balances") == resumed[0].position == sluice.read_models.head()
+    assert resumed[0].equal is True
+
+
+def test_a_window_applied_twice_is_refused_and_changes_nothing(sluice: Sluice) -> None:
+    models = sluice.read_models
+    models.catch_up()
+    before = models.view.balances()
+    position = models.position("balances")
+
+    with pytest.raises(IntegrityError):
+        models.projections["balances"].process_batch(
+            [], Tracking(models.tracking_name("balances"), position)
+        )
+
+    assert models.view.balances() == before
+
+
+def test_two_catching_up_at_once_apply_each_event_once(sluice: Sluice) -> None:
+    import threading
+
+    other = ReadModels(sluice.ledger, open_view(sluice.ledger, LIVE), window=3)
+    mine = ReadModels(sluice.ledger, open_view(sluice.ledger, LIVE), window=3)
+    threads = [threading.Thread(target=models.catch_up) for models in (mine, other)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+
+    assert Replay(sluice.ledger).run(from_scratch=True)[0].equal is True
+    assert sum(row.balance for row in mine.view.balances()) == Decimal("102.50")
