@@ -13,10 +13,11 @@ from typing import Any
 from uuid import UUID
 
 from eventsourcing.domain import AggregateEvent
-from eventsourcing.persistence import Tracking
+from eventsourcing.persistence import Notification, Tracking
 from eventsourcing.projection import Projection
 from eventsourcing.utils import get_topic
 
+from application.read_models import raw
 from application.read_models.rows import BalanceChange, RunChange, RunLink, StatementRow
 from application.read_models.view import ReadModelView
 from domain.account import Account
@@ -34,6 +35,8 @@ SIGNS: dict[type[Any], tuple[str, int]] = {
     Account.Closed: ("closed", 0),
 }
 ACCOUNT_TOPICS = tuple(get_topic(kind) for kind in SIGNS)
+_KIND_OF_TOPIC = {get_topic(kind): kind for kind in SIGNS}
+_SIGN_OF_TOPIC = {get_topic(kind): sign for kind, (_, sign) in SIGNS.items()}
 RUN_TOPICS = tuple(
     get_topic(kind)
     for kind in (
@@ -57,6 +60,10 @@ class LedgerProjection(Projection[ReadModelView]):
     def process_batch(self, events: Sequence[Positioned], tracking: Tracking) -> None:
         raise NotImplementedError
 
+    def process_stored(self, notifications: Sequence[Notification], tracking: Tracking) -> bool:
+        """Fold stored events without decoding them whole; False if this projection cannot."""
+        return False
+
 
 class BalancesProjection(LedgerProjection):
     """balances: account, owner, balance, status, version."""
@@ -78,6 +85,31 @@ class BalancesProjection(LedgerProjection):
             elif isinstance(event, Account.Closed):
                 change.status = "closed"
         self.view.apply_balances(list(changes.values()), tracking)
+
+    def process_stored(self, notifications: Sequence[Notification], tracking: Tracking) -> bool:
+        changes: dict[Any, BalanceChange] = {}
+        kinds, signs, amount = _KIND_OF_TOPIC, _SIGN_OF_TOPIC, raw.amount
+        for note in notifications:
+            kind = kinds.get(note.topic)
+            if kind is None:
+                continue
+            change = changes.get(note.originator_id)
+            if change is None:
+                change = changes[note.originator_id] = BalanceChange("", ZERO, 0)
+            sign = signs[note.topic]
+            if sign:
+                change.delta += amount(note) if sign > 0 else -amount(note)
+            change.version = note.originator_version
+            if kind is Account.Opened:
+                opened = raw.fields(note)
+                change.account, change.owner = opened["account"], opened["owner"]
+                change.status = "open"
+            elif kind is Account.Closed:
+                change.status = "closed"
+        for originator_id, change in changes.items():
+            change.aggregate_id = originator_id.hex
+        self.view.apply_balances(list(changes.values()), tracking)
+        return True
 
 
 class StatementProjection(LedgerProjection):
