@@ -117,23 +117,15 @@ def audit_account(account: str, as_json: JsonOption = False) -> None:
         _print_json(timeline)
         return
     table = Table(title=f"account {account}", title_justify="left")
-    for column in (
-        "position",
-        "event",
-        "amount",
-        "counterparty",
-        "memo",
-        "run",
-        "by",
-        "confirmed",
-        "program",
-    ):
-        table.add_column(column)
+    for column in ("pos", "event", "amount", "with", "memo", "run", "by", "confirmed"):
+        table.add_column(column, no_wrap=True, min_width=len(column))
+    table.add_column("program", no_wrap=True, overflow="ellipsis", max_width=30)
     for item in timeline:
         run = item["run"] or {}
         data = item["data"]
         table.add_row(
-            str(item["position"]), item["type"].split(".")[-1], str(data.get("amount", "")),
+            str(item["position"]), item["type"].split(".")[-1].replace("Transfer", ""),
+            str(data.get("amount", "")),
             str(data.get("counterparty", "") or ""), str(data.get("memo", "")),
             (run.get("run_id") or "")[:8], run.get("principal") or "",
             run.get("confirmed_by") or "", run.get("program_excerpt") or "",

@@ -94,3 +94,14 @@ def test_two_catching_up_at_once_apply_each_event_once(sluice: Sluice) -> None:
 
     assert Replay(sluice.ledger).run(from_scratch=True)[0].equal is True
     assert sum(row.balance for row in mine.view.balances()) == Decimal("102.50")
+
+
+def test_folding_stored_bytes_gives_what_decoding_whole_events_gives(sluice: Sluice) -> None:
+    fast = ReadModels(sluice.ledger, open_view(sluice.ledger, "fast_"), window=4, fast=True)
+    whole = ReadModels(sluice.ledger, open_view(sluice.ledger, "whole_"), window=4, fast=False)
+
+    fast.catch_up(["balances"])
+    whole.catch_up(["balances"])
+
+    assert fast.view.balances() == whole.view.balances()
+    assert len(fast.view.balances()) == 4
