@@ -123,6 +123,36 @@ def run(  # noqa: PLR0917 (typer maps each parameter to an option)
 
 
 @app.command()
+def call(
+    name: Annotated[str, typer.Argument(help="A use case, e.g. transfer.")],
+    arguments: Annotated[
+        list[str] | None, typer.Argument(help="NAME=VALUE pairs; a VALUE is JSON or text.")
+    ] = None,
+    key: KeyOption = None,
+    as_: AsOption = None,
+) -> None:
+    """Call one use case directly, as the HTTP API's POST /v1/use-cases/NAME does."""
+    parsed = {}
+    for pair in arguments or []:
+        field, sep, value = pair.partition("=")
+        if not sep or not field:
+            _usage_error(f"{pair!r} is not NAME=VALUE")
+        try:
+            parsed[field] = json.loads(value)
+        except json.JSONDecodeError:
+            parsed[field] = value
+    with _open() as sluice:
+        try:
+            outcome = sluice.gateway.call(
+                _principal(sluice, key, as_), name, parsed, consistent=True
+            )
+        except GatewayError as refused:
+            typer.echo(json.dumps(refused.to_json(), ensure_ascii=False))
+            raise typer.Exit(1) from None
+    typer.echo(json.dumps(outcome, ensure_ascii=False))
+
+
+@app.command()
 def demo() -> None:
     """Seed the demo ledger and principals where they are absent; print the demo keys."""
     with _open() as sluice:

@@ -48,6 +48,23 @@ class ConfirmRequest(BaseModel):
 
 
 class Event(Shape):
+    """An event, as a preview shows it (no position) or a commit reports it."""
+
+    model_config = ConfigDict(
+        extra="allow",
+        json_schema_extra={
+            "examples": [
+                {
+                    "position": 27,
+                    "account": "alice",
+                    "type": "TransferDebited",
+                    "version": 3,
+                    "timestamp": "2026-11-29T15:00:34.835113+00:00",
+                    "data": {"amount": "12.00", "counterparty": "bob", "memo": "rent"},
+                }
+            ]
+        },
+    )
     position: int | None = Field(description="Position in the log; null until committed.")
     account: str | None
     type: str
@@ -106,6 +123,26 @@ class Outcome(Shape):
 
 
 class Proposal(Shape):
+    """A proposal; `outcome` holds the gateway's fields once it is decided."""
+
+    model_config = ConfigDict(
+        extra="allow",
+        json_schema_extra={
+            "examples": [
+                {"id": "5b0c2f1e-0000-4000-8000-000000000000", "status": "pending",
+                 "principal": "alice", "kind": "program", "language": "python",
+                 "source": 'transfer(payer="alice", payee="bob", amount=10)', "request": None,
+                 "preview": {"events": [], "calls": [], "result": None, "output": "",
+                             "caps": {"transfer": {"used": 1, "limit": 10}}, "error": None},
+                 "preview_hash": HASH_EXAMPLE, "expires_at": "2026-11-29T15:15:00+00:00",
+                 "created_at": "2026-11-29T15:00:00+00:00", "confirmed_by": None,
+                 "decided_by": None, "error": None,
+                 "outcome": {"run_id": "5b0c2f1e-0000-4000-8000-000000000000",
+                             "status": "pending", "changed": "nothing", "events": [],
+                             "result": None, "error": None}}
+            ]
+        },
+    )  # fmt: skip
     id: str
     status: Literal["pending", "committed", "failed", "rejected", "expired"]
     principal: str
@@ -128,6 +165,15 @@ class RunStory(Proposal):
 
 
 class AccountView(Shape):
+    model_config = ConfigDict(
+        extra="allow",
+        json_schema_extra={
+            "examples": [
+                {"account": "alice", "owner": "Alice", "balance": "88.00", "currency": "EUR",
+                 "status": "open"}
+            ]
+        },
+    )  # fmt: skip
     account: str
     owner: str
     balance: str = Field(description="Euros, two decimals, as text.")
@@ -136,6 +182,16 @@ class AccountView(Shape):
 
 
 class StatementEntry(Shape):
+    model_config = ConfigDict(
+        extra="allow",
+        json_schema_extra={
+            "examples": [
+                {"version": 2, "kind": "transfer_in", "amount": "12.00", "balance": "12.00",
+                 "counterparty": "alice", "memo": "rent",
+                 "timestamp": "2026-11-29T15:00:34.835212+00:00"}
+            ]
+        },
+    )  # fmt: skip
     version: int
     kind: str
     amount: str
@@ -146,6 +202,12 @@ class StatementEntry(Shape):
 
 
 class Health(Shape):
+    model_config = ConfigDict(
+        extra="allow",
+        json_schema_extra={
+            "examples": [{"status": "ok", "store": "reachable", "log_position": 30}]
+        },
+    )
     status: Literal["ok", "degraded"]
     store: str
     log_position: int | None = None
@@ -153,6 +215,18 @@ class Health(Shape):
 
 class Problem(Shape):
     """RFC 9457 problem details."""
+
+    model_config = ConfigDict(
+        extra="allow",
+        json_schema_extra={
+            "examples": [
+                {"type": "urn:sluice:problem:refused",
+                 "title": "A use case refused; nothing was written", "status": 422,
+                 "detail": "transfer: no account dan (line 2, column 5)",
+                 "run_id": "5b0c2f1e-0000-4000-8000-000000000000", "line": 2, "column": 5}
+            ]
+        },
+    )  # fmt: skip
 
     type: str
     title: str

@@ -219,3 +219,20 @@ def test_run_a_plan_and_refuse_an_unknown_key(store: dict[str, str], tmp_path: P
     assert json.loads(forbidden.stdout)["error"] == (
         "transfer: payer alice is not an account of principal bob (step 1)"
     )
+
+
+def test_call_runs_one_use_case_directly(store: dict[str, str], tmp_path: Path) -> None:
+    paid = sluice(
+        store, "call", "transfer", "payer=alice", "payee=carla", "amount=2.5", "--as", "alice"
+    )
+    refused = sluice(store, "call", "get_balance", "account=bob", "--as", "carla")
+    malformed = sluice(store, "call", "get_balance", "bob", "--as", "carla")
+
+    assert paid.returncode == 0, paid.stderr
+    assert json.loads(paid.stdout)["result"]["payer_balance"] == "97.50"
+    assert refused.returncode == 1
+    assert json.loads(refused.stdout)["error"] == (
+        "get_balance: account bob is not an account of principal carla"
+    )
+    assert (malformed.returncode, "is not NAME=VALUE" in malformed.stderr) == (2, True)
+    assert balances(store, tmp_path)["carla"] == "2.50"
