@@ -32,7 +32,7 @@ def main() -> None:
         sluice.gateway.call(
             teller, "open_account", {"account": account, "owner": "Bench", "initial_deposit": 9000}
         )
-    app = create_app(sluice)
+    app = create_app(sluice, projector=True)  # as `sluice serve` runs it
 
     @app.get("/bare", include_in_schema=False)
     def bare() -> dict[str, str]:

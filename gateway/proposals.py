@@ -167,7 +167,9 @@ class Proposals:
         shown_events: list[dict[str, Any]],
         result: Any,
     ) -> Run:
-        """The run of a direct call, confirmed by its caller; the caller commits it."""
+        """The run of a direct call, confirmed by its caller; the caller commits it.
+
+        It keeps no encoded events: nothing will ever confirm it later."""
         shown = {"events": shown_events, "calls": [], "result": result, "output": "", "caps": {}}
         run = Run(
             principal=principal.name,
@@ -175,10 +177,20 @@ class Proposals:
             language="call",
             source=source,
             request=None,
-            **self._record(principal, "call", source, shown, uow, ok=True),
+            **self._record(principal, "call", source, shown, uow, ok=True, encode=False),
         )
         run.confirm(principal.name)
-        run.commit(_references(run))
+        run.commit(
+            [
+                {
+                    "account": uow.account_name(event.originator_id),
+                    "aggregate_id": str(event.originator_id),
+                    "version": event.originator_version,
+                    "type": type(event).__name__,
+                }
+                for event in uow.events
+            ]
+        )
         return run
 
     def failed_run(self, principal: PrincipalView, source: str, error: str) -> Run:
@@ -218,8 +230,9 @@ class Proposals:
         uow: UnitOfWork | None,
         *,
         ok: bool,
+        encode: bool = True,
     ) -> dict[str, Any]:
-        stored = event_codec.encode(self.ledger, uow.events) if ok and uow else []
+        stored = event_codec.encode(self.ledger, uow.events) if ok and uow and encode else []
         read_versions = {str(k): v for k, v in uow.read_versions().items()} if uow else {}
         fingerprint = {
             "principal": principal.name,
