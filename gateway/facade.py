@@ -20,7 +20,6 @@ from application.unit_of_work import ConflictError, UnitOfWork
 from application.use_case import UseCase
 from application.validation import describe
 from domain.errors import DomainError
-from domain.run import Run
 from gateway.catalog import Catalog, UnknownUseCaseError
 from gateway.errors import STAGE_KINDS, GatewayError
 from gateway.plans import plan_schema
@@ -213,4 +212,4 @@ class Gateway:
         return str(run.id)
 
 
-__all__ = ["Gateway", "GatewayError", "Run"]
+__all__ = ["Gateway", "GatewayError"]
