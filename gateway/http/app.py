@@ -10,6 +10,7 @@ from fastapi import FastAPI
 
 from gateway.agent import Agent
 from gateway.bootstrap import Sluice
+from gateway.console import router as console_router
 from gateway.http import problems
 from gateway.http.body_limit import BodyLimit
 from gateway.http.routes import agent, catalog, health, programs, reads, use_cases
@@ -53,6 +54,7 @@ def create_app(
     problems.install(app)
     for module in (health, catalog, use_cases, programs, reads, agent):
         app.include_router(module.router)
+    app.include_router(console_router)
     limit = max_body_bytes or int(os.environ.get("SLUICE_MAX_BODY_BYTES", DEFAULT_MAX_BODY_BYTES))
     app.add_middleware(BodyLimit, max_bytes=limit)
     return app

@@ -1,0 +1,120 @@
+// The console's entry: sign-in, the header, and a router from the address's #/path to a view.
+// Addresses: #/ask, #/proposals/{id}[?conversation={id}], #/audit[/{account}], #/runs/{id}.
+
+import { apiKey, call, forget, keep } from "./api.js";
+import { announce, byId, h, problemText, put, showProblem, view } from "./dom.js";
+import { showAsk } from "./ask.js";
+import { showAudit } from "./audit.js";
+import { showProposal } from "./review.js";
+import { showRun } from "./run.js";
+
+const ROUTES = [
+  [/^#\/ask$/, "t-ask", (root) => showAsk(root)],
+  [/^#\/proposals\/([\w-]+)$/, "t-proposal", (root, [id], query, me) =>
+    showProposal(root, id, { conversation: query.get("conversation"), me })],
+  [/^#\/audit(?:\/([\w-]+))?$/, "t-audit", (root, [account]) => showAudit(root, account)],
+  [/^#\/runs\/([\w-]+)$/, "t-run", (root, [id], _query, me) => showRun(root, id, me)],
+];
+
+let me = null; // the signed-in principal, from /v1/console/me
+let cleanUp = null; // the current view's timers, stopped when another view replaces it
+
+function mount(templateId) {
+  if (cleanUp) cleanUp();
+  cleanUp = null;
+  const root = h("div", { class: "view" }, view(templateId));
+  put(byId("view"), root);
+  return root;
+}
+
+async function route() {
+  if (!me) return;
+  const [path, search = ""] = location.hash.split("?");
+  const match = ROUTES.map(([pattern, template, show]) => [pattern.exec(path), template, show]).find(([found]) => found);
+  if (!match) {
+    location.replace("#/ask");
+    return;
+  }
+  const [found, template, show] = match;
+  const root = mount(template);
+  announce("");
+  const heading = root.querySelector("h1");
+  heading.focus();
+  try {
+    const stop = await show(root, found.slice(1).map((part) => part && decodeURIComponent(part)), new URLSearchParams(search), me);
+    if (typeof stop === "function") {
+      if (byId("view").contains(root)) cleanUp = stop;
+      else stop();
+    }
+  } catch (problem) {
+    if (problem && problem.status === 401) {
+      signOut("Your API key is no longer accepted; sign in again.");
+      return;
+    }
+    const box = h("p", { class: "problem", role: "alert" }, problemText(problem));
+    heading.after(box);
+  }
+}
+
+function signedIn(principal) {
+  me = principal;
+  const reach = principal.accounts ? `accounts ${principal.accounts.join(", ") || "none"}` : "all accounts";
+  put(byId("who"), `${principal.name} (${principal.role}, ${reach})`);
+  byId("nav").hidden = false;
+  byId("sign-out").hidden = false;
+}
+
+function signOut(message = "") {
+  forget();
+  me = null;
+  put(byId("who"));
+  byId("nav").hidden = true;
+  byId("sign-out").hidden = true;
+  showSignIn(message);
+}
+
+function showSignIn(message) {
+  const root = mount("t-sign-in");
+  const input = root.querySelector("#api-key");
+  showProblem(root.querySelector("#sign-in-error"), message || null);
+  root.querySelector("#sign-in-form").addEventListener("submit", async (event) => {
+    event.preventDefault();
+    const key = input.value.trim();
+    const answer = await call("/v1/console/me", { key });
+    if (!answer.ok) {
+      const why = answer.status === 401 ? "This API key is unknown or revoked." : problemText(answer.body);
+      showProblem(root.querySelector("#sign-in-error"), why);
+      input.focus();
+      return;
+    }
+    keep(key);
+    signedIn(answer.body);
+    announce(`Signed in as ${answer.body.name}.`);
+    go();
+  });
+  input.focus();
+}
+
+async function start() {
+  byId("sign-out").addEventListener("click", () => signOut("Signed out."));
+  window.addEventListener("hashchange", route);
+  if (!apiKey()) {
+    showSignIn("");
+    return;
+  }
+  const answer = await call("/v1/console/me");
+  if (!answer.ok) {
+    signOut(answer.status === 401 ? "Your API key is no longer accepted; sign in again." : problemText(answer.body));
+    return;
+  }
+  signedIn(answer.body);
+  go();
+}
+
+/** Show the view the address names; a new address shows it through the hashchange event. */
+function go() {
+  if (location.hash.startsWith("#/")) route();
+  else location.replace("#/ask");
+}
+
+start();

@@ -1,0 +1,262 @@
+// The proposal page: judge a preview at a glance, then confirm or reject it by its hash;
+// once decided, the gateway's outcome, with the agent's answer beside it when there is one.
+
+import { call, enc, get, post } from "./api.js";
+import { announce, h, problemText, put, shortId, showProblem, table, when } from "./dom.js";
+import { capsUsed, changedText, changes, effects, signedAmount, STATEMENT_DEPTH, warnings } from "./effects.js";
+import { highlight } from "./highlight.js";
+import { cents, euros, signed } from "./money.js";
+
+/** Accounts the principal may read, by name, with their balance in cents (read consistently). */
+async function balances() {
+  const rows = await get("/v1/accounts?consistent=true");
+  return new Map(rows.map((row) => [row.account, cents(row.balance)]));
+}
+
+/** The statement of each payer the principal may read, for the new-payee warning. */
+async function statements(events, readable) {
+  const payers = new Set(
+    events.filter((e) => e.type === "TransferDebited" && readable.has(e.account)).map((e) => e.account),
+  );
+  const found = new Map();
+  for (const payer of payers) {
+    const answer = await call(`/v1/accounts/${enc(payer)}/statement?limit=${STATEMENT_DEPTH}&consistent=true`);
+    if (answer.ok) found.set(payer, answer.body);
+  }
+  return found;
+}
+
+/** The view for #/proposals/{id}; returns a clean-up (the countdown's timer). */
+export async function showProposal(root, id, { conversation, me }) {
+  const $ = (selector) => root.querySelector(selector);
+  // The countdown's timer, and the balances the page shows (to tell what a fresh preview changed).
+  const page = { timer: null, balances: new Map() };
+  const stop = () => clearInterval(page.timer);
+
+  async function render(proposal, { outcome = null, stale = null, problem = null, accounts = null } = {}) {
+    stop();
+    accounts = accounts || (await balances());
+    page.balances = accounts;
+    const pending = proposal.status === "pending";
+    put($("#proposal-title"), `Proposal ${shortId(proposal.id)} — ${proposal.status}`);
+    put(
+      $("#proposal-meta"),
+      `By ${proposal.principal}, ${proposal.language}, created ${when(proposal.created_at)}. `,
+      h("a", { href: `#/runs/${proposal.id}` }, "Its whole story"),
+    );
+    $("#stale").hidden = !stale;
+    if (stale) put($("#stale-changes"), stale.map((line) => h("li", {}, line)));
+    renderProgram(proposal);
+    renderCaps(proposal);
+    if (pending) {
+      const payerStatements = await statements(proposal.preview.events, accounts);
+      renderEffects(proposal.preview.events, accounts, true);
+      renderWarnings(warnings(proposal.preview.events, accounts, payerStatements));
+      $("#warnings").hidden = false;
+      $("#warnings-title").hidden = false;
+      renderEvents(proposal.preview.events, "Events it would append");
+      $("#outcome").hidden = true;
+      if (proposal.principal === me.name) renderDecision(proposal);
+      else {
+        $("#decision").hidden = true;
+        announce(`Only ${proposal.principal} can confirm or reject this proposal.`);
+      }
+    } else {
+      const decided = outcome || proposal.outcome;
+      const events = decided.status === "committed" ? decided.events : proposal.preview.events;
+      renderEffects(proposal.preview.events, accounts, false, decided.status === "committed");
+      // Warnings help a decision; once it is taken they would only repeat the past.
+      $("#warnings").hidden = true;
+      $("#warnings-title").hidden = true;
+      renderEvents(events, decided.status === "committed" ? "Events appended" : "Events it would have appended (none written)");
+      $("#decision").hidden = true;
+      renderOutcome(proposal, decided);
+      if (conversation) await renderAnswer(proposal.id);
+    }
+    showProblem($("#decision-problem"), pending ? problem : null);
+    if (problem && !pending) announce(problemText(problem));
+  }
+
+  function renderProgram(proposal) {
+    const request = $("#program-request-text");
+    request.hidden = !proposal.request;
+    put(request, proposal.request ? `Asked: ${proposal.request}` : "");
+    put($("#program"), highlight(proposal.source, proposal.language));
+    const preview = proposal.preview;
+    const parts = [];
+    if (preview.result !== null && preview.result !== undefined) parts.push(`Previewed result: ${JSON.stringify(preview.result)}`);
+    if (preview.output) parts.push(`Printed: ${preview.output}`);
+    put($("#result"), parts.join(" · "));
+  }
+
+  function renderCaps(proposal) {
+    const used = capsUsed(proposal.preview.caps);
+    put($("#caps"), used.length ? used.map((text) => h("li", {}, text)) : h("li", {}, "None"));
+  }
+
+  function renderEffects(events, accounts, pending, applied = false) {
+    const rows = effects(events, accounts).map((row) => {
+      const hidden = ["not yours to see", "muted"];
+      const difference = [signed(row.difference), row.difference < 0 ? "debit" : row.difference > 0 ? "credit" : ""];
+      if (pending) {
+        return {
+          className: "effect",
+          cells: [
+            row.account,
+            row.visible ? [row.opened ? `${euros(row.before)} (new)` : euros(row.before), "num before"] : hidden,
+            row.visible ? [euros(row.after), "num after"] : hidden,
+            [difference[0], `num difference ${difference[1]}`],
+          ],
+        };
+      }
+      return {
+        className: "effect",
+        cells: [
+          row.account,
+          [difference[0], `num difference ${difference[1]}`],
+          row.visible ? [euros(accounts.get(row.account) ?? 0), "num now"] : hidden,
+        ],
+      };
+    });
+    const headings = pending ? ["Account", "Before", "After", "Difference"] : ["Account", "Difference", "Balance now"];
+    const caption = pending ? null : applied ? "Applied." : "Not applied: nothing was written.";
+    table($("#effects"), headings, rows.length ? rows : [[h("span", {}, "No account changes")]], caption);
+  }
+
+  function renderWarnings(found) {
+    put(
+      $("#warnings"),
+      found.length ? found.map((w) => h("li", { class: `warning ${w.kind}` }, w.text)) : h("li", { class: "muted" }, "None"),
+    );
+  }
+
+  function renderEvents(events, title) {
+    put($("#events-title"), title);
+    const amount = (event) => {
+      if (!event.data || !event.data.amount) return "";
+      const moved = signedAmount(event);
+      return [moved ? signed(moved) : event.data.amount, "num"];
+    };
+    const rows = events.map((event, index) => [
+      String(event.position ?? index + 1),
+      event.account || "",
+      event.type,
+      amount(event),
+      (event.data && event.data.counterparty) || "",
+      (event.data && event.data.memo) || "",
+    ]);
+    const first = events.some((e) => e.position) ? "Position" : "#";
+    table($("#events"), [first, "Account", "Event", "Amount", "Counterparty", "Memo"], rows.length ? rows : [["", "None", "", "", "", ""]]);
+  }
+
+  function renderDecision(proposal) {
+    $("#decision").hidden = false;
+    put($("#hash"), `preview ${proposal.preview_hash.slice(0, 12)}…`);
+    const confirm = $("#confirm");
+    const reject = $("#reject");
+    confirm.disabled = false;
+    reject.disabled = false;
+    const expiry = $("#expiry");
+    const ends = new Date(proposal.expires_at).getTime();
+    const tick = () => {
+      const left = Math.round((ends - Date.now()) / 1000);
+      if (left <= 0) {
+        put(expiry, `Expired at ${when(proposal.expires_at)}: it can no longer be confirmed.`);
+        confirm.disabled = true;
+        stop();
+        return;
+      }
+      const minutes = Math.floor(left / 60);
+      const seconds = String(left % 60).padStart(2, "0");
+      put(expiry, "Expires in ", h("time", { datetime: proposal.expires_at }, `${minutes}:${seconds}`), ` (at ${when(proposal.expires_at)}).`);
+    };
+    tick();
+    page.timer = setInterval(tick, 1000);
+    confirm.onclick = () => decide(proposal, "confirm");
+    reject.onclick = () => decide(proposal, "reject");
+  }
+
+  async function decide(proposal, action) {
+    $("#confirm").disabled = true;
+    $("#reject").disabled = true;
+    const answer =
+      action === "confirm"
+        ? await post(`/v1/programs/${enc(proposal.id)}/confirm`, { preview_hash: proposal.preview_hash })
+        : await post(`/v1/programs/${enc(proposal.id)}/reject`);
+    if (answer.ok) {
+      const outcome = action === "confirm" ? answer.body : null;
+      const fresh = action === "confirm" ? await get(`/v1/programs/${enc(proposal.id)}`) : answer.body;
+      await render(fresh, { outcome });
+      announce(action === "confirm" ? `Outcome: ${answer.body.status}.` : "Rejected: nothing was written.");
+      $("#outcome-title").focus();
+      return;
+    }
+    if (answer.status === 409 && answer.body.proposal) {
+      const fresh = answer.body.proposal;
+      const now = await balances();
+      await render(fresh, { accounts: now, stale: changes(proposal, fresh, page.balances, now) });
+      announce("The accounts changed since the preview: nothing was written; review the fresh preview.");
+      $("#stale-title").focus();
+      return;
+    }
+    if (answer.status === 410) {
+      await render(await get(`/v1/programs/${enc(proposal.id)}`), { problem: answer.body });
+      return;
+    }
+    showProblem($("#decision-problem"), answer.body);
+    $("#confirm").disabled = false;
+    $("#reject").disabled = false;
+  }
+
+  function renderOutcome(proposal, outcome) {
+    const section = $("#outcome");
+    section.hidden = false;
+    section.dataset.status = outcome.status;
+    const fields = [
+      ["Status", outcome.status, "status"],
+      ["Changed", changedText(outcome.changed), "changed"],
+      ["Events", String(outcome.events.length), "events"],
+      ["Error", outcome.error || "none", "error"],
+      ["Result", outcome.result === null || outcome.result === undefined ? "none" : JSON.stringify(outcome.result), "result"],
+      ["Confirmed by", proposal.confirmed_by || "no one", "confirmed-by"],
+    ];
+    if (proposal.decided_by) fields.push(["Decided by", proposal.decided_by, "decided-by"]);
+    put(
+      $("#outcome-fields"),
+      fields.map(([term, value, name]) => [h("dt", {}, term), h("dd", { "data-field": name }, value)]),
+    );
+  }
+
+  async function renderAnswer(runId) {
+    const box = $("#answer");
+    const answer = await call(`/v1/agent/conversations/${enc(conversation)}`);
+    if (!answer.ok) {
+      box.hidden = false;
+      put(box, h("h3", {}, "The agent's answer"), h("p", { class: "muted" }, `No answer: ${problemText(answer.body)}`));
+      return;
+    }
+    const turn = answer.body.turns.find((t) => t.proposal && t.proposal.id === runId);
+    if (!turn || (!turn.answer && !turn.answer_error)) return;
+    box.hidden = false;
+    if (!turn.answer) {
+      put(box, h("h3", {}, "The agent's answer"), h("p", { class: "muted" }, `Not yet: ${turn.answer_error}`));
+      return;
+    }
+    put(
+      box,
+      h("h3", {}, "The agent's answer"),
+      h("p", { class: "answer-text" }, turn.answer.text),
+      turn.answer.corrected
+        ? h(
+            "p",
+            { class: "corrected" },
+            h("strong", {}, "Corrected by the verifier: "),
+            `the model's reply contradicted the outcome. It said: “${turn.answer.model_text}”`,
+          )
+        : null,
+    );
+  }
+
+  await render(await get(`/v1/programs/${enc(id)}`));
+  return stop;
+}

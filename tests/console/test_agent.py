@@ -1,0 +1,88 @@
+"""The agent in the console: its 503 without a model, shown plainly while the rest works;
+with a (fake) model, a request becomes a proposal to review, and the answer stands beside
+the gateway's outcome, flagged when the verifier corrected it."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from tests.agent import fake_llm as llm
+from tests.agent.fake_llm import FakeLLM
+from tests.console.conftest import propose, serve, sign_in
+
+pytestmark = pytest.mark.browser
+
+
+def test_without_a_model_the_agent_says_so_and_the_editor_still_works(
+    page: Page, served: str
+) -> None:
+    sign_in(page, served, "alice")
+    page.get_by_label("Your request").fill("Send 5 euros to bob")
+    page.get_by_role("button", name="Send").click()
+
+    problem = page.locator("#agent-problem")
+    expect(problem).to_contain_text("The agent is not available: the agent has no model configured")
+    expect(problem).to_contain_text("SLUICE_LLM_MODEL")
+    propose(page, 'transfer(payer="alice", payee="bob", amount=1)')
+    expect(page.locator("#effects tbody tr")).to_have_count(2)
+
+
+@pytest.fixture
+def fake_llm() -> Iterator[FakeLLM]:
+    fake = FakeLLM()
+    yield fake
+    fake.close()
+    assert fake.unscripted == 0, "the agent asked the model more often than the test scripted"
+
+
+@pytest.fixture
+def served_with_model(tmp_path_factory: pytest.TempPathFactory, fake_llm: FakeLLM) -> Iterator[str]:
+    model = {
+        "SLUICE_LLM_MODEL": "fake-model",
+        "SLUICE_LLM_BASE_URL": fake_llm.url,
+        "SLUICE_LLM_API_KEY": "sk-test",
+        "SLUICE_LLM_MAX_RETRIES": "0",
+        "SLUICE_LLM_TIMEOUT_SECONDS": "5",
+    }
+    yield from serve(tmp_path_factory.mktemp("agent") / "served.db", model)
+
+
+def test_the_agent_s_answer_stands_beside_the_outcome_flagged_when_corrected(
+    page: Page, served_with_model: str, fake_llm: FakeLLM, artefacts: Path
+) -> None:
+    fake_llm.push(
+        llm.find_actions("transfer"),
+        llm.program(
+            'transfer(payer="alice", payee="bob", amount=4, memo="book")',
+            explanation="Send bob 4 euros for the book.",
+        ),
+        # The model claims success for a run the person rejects: the verifier corrects it.
+        llm.reply("Done: bob got his 4 euros.", "success"),
+    )
+    sign_in(page, served_with_model, "alice")
+    page.get_by_label("Your request").fill("Pay bob 4 euros for the book")
+    page.get_by_role("button", name="Send").click()
+
+    expect(page.get_by_role("heading", name="Your decision")).to_be_visible()
+    expect(page.locator("#program-request-text")).to_have_text(
+        "Asked: Pay bob 4 euros for the book"
+    )
+    expect(page.locator("#program")).to_contain_text('amount=4, memo="book"')
+    page.get_by_role("button", name="Reject").click()
+
+    expect(page.locator("#outcome [data-field=status]")).to_have_text("rejected")
+    answer = page.locator("#answer")
+    expect(answer.locator(".corrected")).to_contain_text("Corrected by the verifier")
+    expect(answer.locator(".corrected")).to_contain_text("Done: bob got his 4 euros.")
+    expect(answer.locator(".answer-text")).not_to_contain_text("Done")
+    page.screenshot(path=artefacts / "agent-answer.png", full_page=True)
+
+    page.get_by_role("link", name="Ask", exact=True).click()
+    turns = page.locator("#turns li")
+    expect(turns).to_have_count(1)
+    expect(turns.first).to_contain_text("Send bob 4 euros for the book.")
+    expect(turns.first).to_contain_text("(corrected by the verifier)")
