@@ -12,9 +12,7 @@ from __future__ import annotations
 import argparse
 import os
 import random
-import socket
 import statistics
-import subprocess
 import sys
 import tempfile
 import threading
@@ -27,6 +25,7 @@ from pathlib import Path
 import httpx
 
 from benchmarks.http_server import ACCOUNTS
+from tests.served import serving
 
 Operation = Callable[[httpx.Client], None]
 ALICE = {"Authorization": "Bearer sk-demo-alice"}
@@ -101,36 +100,11 @@ def measure(
     return len(ordered) / elapsed, statistics.median(ordered) * 1e3, p99 * 1e3
 
 
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-        return port
-
-
 @contextmanager
 def served(database_url: str) -> Iterator[str]:
-    port = free_port()
-    process = subprocess.Popen(
-        [sys.executable, "-m", "benchmarks.http_server", "--database-url", database_url,
-         "--port", str(port)],
-    )  # fmt: skip
-    base = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                if httpx.get(f"{base}/health", timeout=1).status_code == 200:
-                    break
-            except httpx.TransportError:
-                pass
-            if process.poll() is not None or time.monotonic() > deadline:
-                raise RuntimeError("the benchmark server did not start")
-            time.sleep(0.2)
+    argv = [sys.executable, "-m", "benchmarks.http_server", "--database-url", database_url]
+    with serving(argv, dict(os.environ)) as base:
         yield base
-    finally:
-        process.terminate()
-        process.wait(timeout=30)
 
 
 @contextmanager

@@ -10,10 +10,8 @@ from __future__ import annotations
 
 import os
 import shutil
-import socket
 import subprocess
 import sys
-import time
 from collections.abc import Generator, Iterator
 from pathlib import Path
 from uuid import uuid4
@@ -21,6 +19,8 @@ from uuid import uuid4
 import httpx
 import pytest
 from playwright.sync_api import BrowserContext, Page, Playwright, expect, sync_playwright
+
+from tests.served import serving
 
 CHROMIUM = Path("/usr/bin/chromium")
 # Without the background-networking flags Chromium reaches for the network at start, and
@@ -110,43 +110,13 @@ def artefacts() -> Path:
     return ARTEFACTS
 
 
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-        return port
-
-
 def serve(database: Path, extra_env: dict[str, str] | None = None) -> Iterator[str]:
     """A `sluice serve --demo` process; yields its base URL, stops it afterwards."""
-    port = free_port()
     # The server's environment is the test's: no model unless the test gives one.
     env = {k: v for k, v in os.environ.items() if not k.startswith("SLUICE_")}
     env |= ROOMY_CAPS | {"SLUICE_DATABASE_URL": f"sqlite://{database}"} | (extra_env or {})
-    process = subprocess.Popen(
-        [SLUICE, "serve", "--demo", "--port", str(port)],
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-    )
-    base = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                if httpx.get(f"{base}/health", timeout=1).status_code == 200:
-                    break
-            except httpx.TransportError:
-                pass
-            if process.poll() is not None or time.monotonic() > deadline:
-                output = process.stdout.read() if process.stdout else ""
-                raise AssertionError(f"sluice serve did not come up:\n{output}")
-            time.sleep(0.05)
+    with serving([SLUICE, "serve", "--demo"], env, timeout=30) as base:
         yield base
-    finally:
-        process.terminate()
-        process.wait(timeout=10)
 
 
 @pytest.fixture(scope="package")

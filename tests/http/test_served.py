@@ -3,54 +3,23 @@
 from __future__ import annotations
 
 import os
-import socket
-import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
 import pytest
 
+from tests.served import serving
+
 SLUICE = str(Path(sys.executable).parent / "sluice")
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-        return port
 
 
 @pytest.fixture
 def served(tmp_path: Path) -> Iterator[str]:
-    port = free_port()
     env = {**os.environ, "SLUICE_DATABASE_URL": f"sqlite://{tmp_path / 'served.db'}"}
-    process = subprocess.Popen(
-        [SLUICE, "serve", "--demo", "--port", str(port)],
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-    )
-    base = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                if httpx.get(f"{base}/health", timeout=1).status_code == 200:
-                    break
-            except httpx.TransportError:
-                pass
-            if process.poll() is not None or time.monotonic() > deadline:
-                output = process.stdout.read() if process.stdout else ""
-                raise AssertionError(f"sluice serve did not come up:\n{output}")
-            time.sleep(0.1)
+    with serving([SLUICE, "serve", "--demo"], env) as base:
         yield base
-    finally:
-        process.terminate()
-        process.wait(timeout=10)
 
 
 def test_a_served_gateway_proposes_confirms_and_reports(served: str) -> None:

@@ -1,0 +1,49 @@
+"""A server in a process of its own, reached over a real socket: for tests and benchmarks."""
+
+from __future__ import annotations
+
+import socket
+import subprocess
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+import httpx
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+        return port
+
+
+@contextmanager
+def serving(argv: list[str], env: dict[str, str], *, timeout: float = 60) -> Iterator[str]:
+    """Run `argv --port N` until /health answers; yield its base URL; stop it afterwards."""
+    port = free_port()
+    process = subprocess.Popen(
+        [*argv, "--port", str(port)],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                if httpx.get(f"{base}/health", timeout=1).status_code == 200:
+                    break
+            except httpx.TransportError:
+                pass
+            if process.poll() is not None or time.monotonic() > deadline:
+                process.kill()
+                output = process.stdout.read() if process.stdout else ""
+                raise AssertionError(f"{' '.join(argv)} did not come up:\n{output}")
+            time.sleep(0.05)
+        yield base
+    finally:
+        process.terminate()
+        process.wait(timeout=30)
