@@ -12,11 +12,17 @@ from infrastructure import read_set
 from infrastructure.popo_views import POPOReadModelView
 
 
-class _GuardMixin:
-    _stored_events_index: dict[str, dict[int, int]]
+class _GuardMixin(popo.POPOApplicationRecorder):
+    """The read-set check, under the recorder's lock, with the uniqueness check of an insert."""
 
-    def _check_read_set(self, read_versions: read_set.ReadVersions | None) -> None:
-        # Called under the recorder's lock, inside the uniqueness check of an insert.
+    def _assert_uniqueness(
+        self,
+        stored_events: Sequence[StoredEvent],
+        *,
+        read_versions: read_set.ReadVersions | None = None,
+        **kwargs: Any,
+    ) -> None:
+        super()._assert_uniqueness(stored_events, **kwargs)
         current = {
             originator_id: max(self._stored_events_index.get(str(originator_id), {}), default=None)
             for originator_id in read_versions or {}
@@ -24,28 +30,12 @@ class _GuardMixin:
         read_set.check(read_versions, current)
 
 
-class GuardedPOPOApplicationRecorder(_GuardMixin, popo.POPOApplicationRecorder):
-    def _assert_uniqueness(
-        self,
-        stored_events: Sequence[StoredEvent],
-        *,
-        read_versions: read_set.ReadVersions | None = None,
-        **kwargs: Any,
-    ) -> None:
-        super()._assert_uniqueness(stored_events, **kwargs)
-        self._check_read_set(read_versions)
+class GuardedPOPOApplicationRecorder(_GuardMixin):
+    pass
 
 
 class GuardedPOPOProcessRecorder(_GuardMixin, popo.POPOProcessRecorder):
-    def _assert_uniqueness(
-        self,
-        stored_events: Sequence[StoredEvent],
-        *,
-        read_versions: read_set.ReadVersions | None = None,
-        **kwargs: Any,
-    ) -> None:
-        super()._assert_uniqueness(stored_events, **kwargs)
-        self._check_read_set(read_versions)
+    pass
 
 
 # Only one factory class may live in a persistence module's namespace, hence `popo.`.

@@ -14,22 +14,9 @@ from infrastructure import read_set
 from infrastructure.sqlite_views import SQLiteReadModelView
 
 
-class _GuardMixin:
-    events_table_name: str
+class _GuardMixin(SQLiteApplicationRecorder):
+    """The read-set check, inside the transaction that inserts the events."""
 
-    def _current_versions(self, c: SQLiteCursor, ids: Sequence[UUID]) -> dict[UUID, int | None]:
-        current: dict[UUID, int | None] = {}
-        for originator_id in ids:
-            c.execute(
-                f"SELECT MAX(originator_version) FROM {self.events_table_name} "
-                "WHERE originator_id = ?",
-                (originator_id.hex,),
-            )
-            current[originator_id] = c.fetchone()[0]
-        return current
-
-
-class GuardedSQLiteApplicationRecorder(_GuardMixin, SQLiteApplicationRecorder):
     def _insert_events(
         self,
         c: SQLiteCursor,
@@ -45,20 +32,24 @@ class GuardedSQLiteApplicationRecorder(_GuardMixin, SQLiteApplicationRecorder):
             read_set.check(read_versions, self._current_versions(c, list(read_versions)))
         return notification_ids
 
+    def _current_versions(self, c: SQLiteCursor, ids: Sequence[UUID]) -> dict[UUID, int | None]:
+        current: dict[UUID, int | None] = {}
+        for originator_id in ids:
+            c.execute(
+                f"SELECT MAX(originator_version) FROM {self.events_table_name} "
+                "WHERE originator_id = ?",
+                (originator_id.hex,),
+            )
+            current[originator_id] = c.fetchone()[0]
+        return current
+
+
+class GuardedSQLiteApplicationRecorder(_GuardMixin):
+    pass
+
 
 class GuardedSQLiteProcessRecorder(_GuardMixin, SQLiteProcessRecorder):
-    def _insert_events(
-        self,
-        c: SQLiteCursor,
-        stored_events: Sequence[StoredEvent],
-        *,
-        read_versions: read_set.ReadVersions | None = None,
-        **kwargs: Any,
-    ) -> Sequence[int] | None:
-        notification_ids = super()._insert_events(c, stored_events, **kwargs)
-        if read_versions:
-            read_set.check(read_versions, self._current_versions(c, list(read_versions)))
-        return notification_ids
+    pass
 
 
 # Only one factory class may live in a persistence module's namespace, hence `sqlite.`.
