@@ -210,7 +210,10 @@ def serve(
                 f"\nTry:\n  curl -s -H 'Authorization: Bearer {principals.demo_key('alice')}' "
                 f"http://{host}:{port}/v1/accounts\n"
             )
-        typer.echo(f"Serving {sluice.database_url} on http://{host}:{port}/ (docs at /docs)")
+        typer.echo(
+            f"Serving {sluice.database_url} on http://{host}:{port}/ "
+            "(the web console at /, the API docs at /docs)"
+        )
         app_ = create_app(sluice, projector=True)
         uvicorn.run(app_, host=host, port=port, log_level="warning")
 
