@@ -86,7 +86,11 @@ class Proposals:
 
     def get(self, principal: PrincipalView, run_id: str) -> dict[str, Any]:
         run = self._load(principal, run_id, reading=True)
-        return proposal_json(run) | {"outcome": outcome_json(run)}
+        shown = proposal_json(run) | {"outcome": outcome_json(run)}
+        if run.status == PENDING and self.clock() >= run.expires_at:
+            # Past its time, a proposal reads as expired before anyone records it so.
+            shown["status"] = shown["outcome"]["status"] = EXPIRED
+        return shown
 
     def confirm(
         self,

@@ -188,6 +188,7 @@ def test_rejection_and_expiry_end_a_proposal(
 
     assert gateway.reject(alice, rejected["id"])["status"] == "rejected"
     clock.advance(15 * 60)
+    assert gateway.proposal(alice, expiring["id"])["status"] == "expired"  # read before any confirm
     with pytest.raises(GatewayError) as gone_rejected:
         gateway.confirm(alice, rejected["id"], rejected["preview_hash"])
     with pytest.raises(GatewayError) as gone_expired:
