@@ -13,6 +13,7 @@ from typing import Annotated, Any, NoReturn
 from uuid import UUID
 
 import typer
+from eventsourcing.application import AggregateNotFoundError
 from rich.console import Console
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
@@ -139,8 +140,8 @@ def audit_run(run_id: str, as_json: JsonOption = False) -> None:
     with _open() as sluice:
         try:
             story = audits.run_story(sluice.ledger, UUID(run_id))
-        except (ValueError, LookupError, Exception) as error:
-            _fail(f"no run {run_id}" if not isinstance(error, LookupError) else str(error))
+        except (ValueError, LookupError, AggregateNotFoundError):
+            _fail(f"no run {run_id}")
     if as_json:
         _print_json(story)
         return

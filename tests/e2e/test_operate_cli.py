@@ -121,3 +121,15 @@ def test_events_follow_prints_new_events_as_they_commit(
         "Run.Committed",
     ]
     assert seen[1]["account"] == "carla"
+
+
+def test_audit_refusals_name_the_thing_and_the_reason(env: dict[str, str]) -> None:
+    no_zone = sluice(env, "audit", "as-of", "bob", "--at", "2026-11-29T10:00:00")
+    not_a_point = sluice(env, "audit", "as-of", "bob", "--at", "yesterday")
+    no_run = sluice(env, "audit", "run", "not-a-run")
+    no_event = sluice(env, "audit", "event", "999999")
+
+    assert (no_zone.returncode, "give the time zone" in no_zone.stderr) == (2, True)
+    assert (not_a_point.returncode, "a log position (a number)" in not_a_point.stderr) == (2, True)
+    assert (no_run.returncode, "no run not-a-run" in no_run.stderr) == (1, True)
+    assert (no_event.returncode, "no event at position 999999" in no_event.stderr) == (1, True)
