@@ -30,6 +30,7 @@ HOSTILE = [
     ("globals()", "alice", "python", "globals()", "invalid-program", "globals is not allowed"),
     ("vars()", "alice", "python", "vars()", "invalid-program", "vars is not allowed"),
     ("private attribute", "alice", "python", "x = []\nx._secret", "invalid-program", "attribute _secret"),
+    ("dunder inside a format string", "alice", "python", '"{0.__class__.__bases__}".format(transfer)', "invalid-program", "has no attribute '__class__'"),
     # Imports, files, code from text.
     ("import os", "alice", "python", "import os\nos.system('id')", "invalid-program", "import is not allowed"),
     ("from import", "alice", "python", "from subprocess import run", "invalid-program", "import is not allowed"),
