@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Annotated, NoReturn
 
 import typer
+from eventsourcing.persistence import PersistenceError
 from rich.console import Console
 
 from application import principals
@@ -237,6 +238,16 @@ def shell(key: KeyOption = None, as_: AsOption = None) -> None:
         interactive_session(sluice, _principal(sluice, key, as_), console=Console())
 
 
+STORE_ERROR = 1
+
+
 def main() -> None:
     # click maps usage errors to exit code 2 itself; the rest is ours.
-    sys.exit(app())
+    try:
+        sys.exit(app(standalone_mode=True))
+    except PersistenceError as error:
+        # The store is down or refused: one line naming it, not a traceback.
+        Console(stderr=True).print(
+            f"[red]error:[/] the event store failed: {error}", highlight=False
+        )
+        sys.exit(STORE_ERROR)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -236,3 +237,16 @@ def test_call_runs_one_use_case_directly(store: dict[str, str], tmp_path: Path) 
     )
     assert (malformed.returncode, "is not NAME=VALUE" in malformed.stderr) == (2, True)
     assert balances(store, tmp_path)["carla"] == "2.50"
+
+
+def test_an_unreachable_store_is_one_line_naming_host_and_port(tmp_path: Path) -> None:
+    with socket.socket() as probe:  # a port nothing listens on
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    env = {**os.environ, "SLUICE_DATABASE_URL": f"postgresql://postgres@127.0.0.1:{port}/postgres"}
+
+    done = sluice(env, "demo")
+
+    assert done.returncode == 1
+    assert "Traceback" not in done.stderr
+    assert f"cannot connect to PostgreSQL at 127.0.0.1:{port}" in done.stderr
