@@ -6,6 +6,7 @@ import json
 import logging
 from typing import Any
 
+from eventsourcing.persistence import InterfaceError, OperationalError
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
@@ -113,6 +114,12 @@ def install(app: FastAPI) -> None:
         response = problem(str(kind), str(error.detail))
         response.headers.update(error.headers or {})  # 405 keeps its Allow header
         return response
+
+    @app.exception_handler(OperationalError)
+    @app.exception_handler(InterfaceError)
+    async def store_unavailable(request: Request, error: Exception) -> JSONResponse:
+        log.warning("the store failed on %s %s: %s", request.method, request.url.path, error)
+        return problem("unavailable", f"the event store is not available: {error}", retry_after=1)
 
     @app.exception_handler(Exception)
     async def unexpected(request: Request, error: Exception) -> JSONResponse:

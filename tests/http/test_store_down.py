@@ -1,0 +1,50 @@
+"""When the link to the store is cut, the API says so (503 with Retry-After), /health too,
+and it recovers when the link comes back."""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import httpx
+import pytest
+
+from tests.conftest import postgres_url
+from tests.postgres import support
+from tests.served import serving
+from tests.tcp_proxy import Proxy, proxy
+
+SLUICE = str(Path(sys.executable).parent / "sluice")
+ALICE = {"Authorization": "Bearer sk-demo-alice"}
+
+
+@pytest.fixture
+def through_a_proxy(schema: str) -> Iterator[tuple[str, Proxy]]:
+    server = urlsplit(support.database_url())
+    with proxy((server.hostname or "127.0.0.1", server.port or 5432)) as link:
+        url = postgres_url(schema).replace(f":{server.port or 5432}/", f":{link.port}/", 1)
+        env = {**os.environ, "SLUICE_DATABASE_URL": url, "POSTGRES_CONNECT_TIMEOUT": "2"}
+        with serving([SLUICE, "serve", "--demo"], env) as base:
+            yield base, link
+
+
+@pytest.mark.postgres
+def test_a_cut_link_to_the_store_is_a_503_and_a_degraded_health(
+    through_a_proxy: tuple[str, Proxy],
+) -> None:
+    base, link = through_a_proxy
+    assert httpx.get(f"{base}/v1/accounts/alice", headers=ALICE, timeout=10).status_code == 200
+
+    link.cut()
+    read = httpx.get(f"{base}/v1/accounts/alice", headers=ALICE, timeout=30)
+    health = httpx.get(f"{base}/health", timeout=30)
+
+    assert read.status_code == 503, read.text
+    assert read.headers["content-type"].startswith("application/problem+json")
+    assert read.headers["retry-after"] == "1"
+    assert read.json()["type"] == "urn:sluice:problem:unavailable"
+    assert health.status_code == 503
+    assert health.json()["status"] == "degraded"
