@@ -48,3 +48,8 @@ def test_a_cut_link_to_the_store_is_a_503_and_a_degraded_health(
     assert read.json()["type"] == "urn:sluice:problem:unavailable"
     assert health.status_code == 503
     assert health.json()["status"] == "degraded"
+
+    link.open = True  # the link comes back
+    again = httpx.get(f"{base}/v1/accounts/alice", headers=ALICE, timeout=30)
+    assert again.status_code == 200, again.text
+    assert httpx.get(f"{base}/health", timeout=30).json()["status"] == "ok"
