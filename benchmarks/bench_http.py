@@ -17,7 +17,6 @@ import sys
 import tempfile
 import threading
 import time
-import uuid
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -26,6 +25,7 @@ import httpx
 
 from benchmarks.http_server import ACCOUNTS
 from tests.served import serving
+from tests.stores import empty_store
 
 Operation = Callable[[httpx.Client], None]
 ALICE = {"Authorization": "Bearer sk-demo-alice"}
@@ -109,23 +109,9 @@ def served(database_url: str) -> Iterator[str]:
 
 @contextmanager
 def store(kind: str) -> Iterator[str]:
-    if kind == "sqlite":
-        with tempfile.TemporaryDirectory() as folder:
-            yield f"sqlite://{Path(folder) / 'bench.db'}"
-        return
-    import psycopg
-
-    url = os.environ.get(
-        "SLUICE_TEST_DATABASE_URL", "postgresql://postgres@127.0.0.1:5432/postgres"
-    )
-    schema = f"bench_http_{uuid.uuid4().hex[:8]}"
-    with psycopg.connect(url, autocommit=True) as admin:
-        admin.execute(f"CREATE SCHEMA {schema}")
-    try:
-        yield f"{url}?schema={schema}"
-    finally:
-        with psycopg.connect(url, autocommit=True) as admin:
-            admin.execute(f"DROP SCHEMA {schema} CASCADE")
+    """An empty store of the kind, in a temporary folder or a schema, gone afterwards."""
+    with tempfile.TemporaryDirectory() as folder, empty_store(kind, Path(folder)) as url:
+        yield url
 
 
 WORKLOADS: list[tuple[str, Operation]] = [

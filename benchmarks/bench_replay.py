@@ -11,7 +11,6 @@ with its tracking, one transaction per window. Target: rebuild >= 50% of the raw
 from __future__ import annotations
 
 import argparse
-import os
 import tempfile
 import time
 import uuid
@@ -25,6 +24,7 @@ from application.read_models.projections import ACCOUNT_TOPICS
 from application.read_models.service import ReadModels, open_view
 from application.store_config import eventsourcing_env
 from domain.account import Account
+from tests.stores import empty_store
 
 ACCOUNTS = 10_000
 WINDOW = 50_000
@@ -64,21 +64,9 @@ def rebuild(ledger: Ledger) -> float:
 
 @contextmanager
 def store(kind: str) -> Iterator[str]:
-    if kind == "sqlite":
-        with tempfile.TemporaryDirectory() as folder:
-            yield f"sqlite://{Path(folder) / 'replay.db'}"
-        return
-    import psycopg
-
-    url = os.environ.get(
-        "SLUICE_TEST_DATABASE_URL", "postgresql://postgres@127.0.0.1:5432/postgres"
-    )
-    schema = f"bench_replay_{uuid.uuid4().hex[:8]}"
-    try:
-        yield f"{url}?schema={schema}"
-    finally:
-        with psycopg.connect(url, autocommit=True) as admin:
-            admin.execute(f"DROP SCHEMA IF EXISTS {schema} CASCADE")
+    """An empty store of the kind, in a temporary folder or a schema, gone afterwards."""
+    with tempfile.TemporaryDirectory() as folder, empty_store(kind, Path(folder)) as url:
+        yield url
 
 
 def main() -> None:

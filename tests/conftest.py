@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 from collections.abc import Generator, Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from decimal import Decimal
@@ -22,6 +21,7 @@ from gateway.program.limits import ProgramLimits
 from gateway.program.runner import ProgramRunner
 from gateway.program.sandbox import Sandbox
 from tests.postgres import support
+from tests.stores import empty_store
 
 NO_SERVER = "PostgreSQL tests skipped"
 
@@ -57,11 +57,6 @@ def schema() -> Iterator[str]:
     name = support.create_schema()
     yield name
     support.drop_schema(name)
-
-
-def postgres_url(schema: str) -> str:
-    """A SLUICE_DATABASE_URL for the test server, in a schema of the test's own."""
-    return f"{support.database_url()}?schema={schema}"
 
 
 # Tight enough that a runaway program is stopped quickly in tests.
@@ -102,21 +97,6 @@ def sandbox() -> Iterator[Sandbox]:
 
 
 STORES = ["memory", "sqlite", pytest.param("postgres", marks=pytest.mark.postgres)]
-
-
-@contextmanager
-def empty_store(kind: str, folder: Path) -> Iterator[str]:
-    """The URL of an empty store: memory, sqlite (a file in `folder`) or postgres (a schema)."""
-    if kind == "memory":
-        yield "memory://"
-    elif kind == "sqlite":
-        yield f"sqlite://{folder / 'sluice.db'}"
-    else:
-        name = support.create_schema()
-        try:
-            yield postgres_url(name)
-        finally:
-            support.drop_schema(name)
 
 
 @pytest.fixture(params=STORES)

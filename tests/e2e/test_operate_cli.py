@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import empty_store
+from tests.stores import empty_store
 
 SLUICE = str(Path(sys.executable).parent / "sluice")
 

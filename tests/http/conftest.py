@@ -14,7 +14,8 @@ from gateway.bootstrap import Sluice
 from gateway.demo import seed
 from gateway.http.app import create_app
 from gateway.program.sandbox import Sandbox
-from tests.conftest import STORES, TEST_CAPS, Clock, empty_store
+from tests.conftest import STORES, TEST_CAPS, Clock
+from tests.stores import empty_store
 
 KEYS = {name: f"sk-demo-{name}" for name in ("alice", "bob", "carla", "teller", "auditor", "admin")}
 

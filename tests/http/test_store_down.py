@@ -12,9 +12,9 @@ from urllib.parse import urlsplit
 import httpx
 import pytest
 
-from tests.conftest import postgres_url
 from tests.postgres import support
 from tests.served import serving
+from tests.stores import postgres_url
 from tests.tcp_proxy import Proxy, proxy
 
 SLUICE = str(Path(sys.executable).parent / "sluice")

@@ -11,7 +11,8 @@ import pytest
 from gateway.bootstrap import Sluice
 from gateway.demo import seed
 from gateway.program.sandbox import Sandbox
-from tests.conftest import STORES, TEST_CAPS, empty_store
+from tests.conftest import STORES, TEST_CAPS
+from tests.stores import empty_store
 
 
 def some_history(sluice: Sluice) -> None:
