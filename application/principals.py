@@ -6,7 +6,8 @@ import hashlib
 import re
 import secrets
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from typing import Literal, get_args
 
 from eventsourcing.application import AggregateNotFoundError
 from eventsourcing.persistence import IntegrityError
@@ -16,8 +17,12 @@ from application.permissions import ROLES, SCOPED_ROLES, Role
 from domain.account import account_id
 from domain.principal import ApiKey, Principal, api_key_id, principal_id
 
+# Who holds a key: a person, who may confirm, or an agent, who may only propose.
+Scope = Literal["human", "agent"]
+SCOPES: tuple[Scope, ...] = get_args(Scope)
 NAME_PATTERN = re.compile(r"^[a-z0-9][a-z0-9_-]{0,31}$")
 DEMO_KEY_PREFIX = "sk-demo-"
+DEMO_AGENT_KEY_PREFIX = "sk-agent-demo-"
 
 
 class PrincipalError(ValueError):
@@ -29,6 +34,14 @@ class PrincipalView:
     name: str
     role: Role
     owns: frozenset[str]
+    # The scope of the key that authenticated this principal; an operator at the terminal
+    # who names a principal (`find`) is a person.
+    scope: Scope = "human"
+
+    @property
+    def decides(self) -> bool:
+        """True when it may confirm or reject a proposal, or commit without one: a person."""
+        return self.scope == "human"
 
     @property
     def scoped(self) -> bool:
@@ -50,11 +63,23 @@ def demo_key(name: str) -> str:
     return DEMO_KEY_PREFIX + name
 
 
+def demo_agent_key(name: str) -> str:
+    """The well-known agent-scoped key of a demo principal: it may propose, never confirm."""
+    return DEMO_AGENT_KEY_PREFIX + name
+
+
 def register(
-    ledger: Ledger, name: str, role: str, owns: Iterable[str] = (), *, key: str | None = None
+    ledger: Ledger,
+    name: str,
+    role: str,
+    owns: Iterable[str] = (),
+    *,
+    scope: str = "human",
+    key: str | None = None,
 ) -> str:
     """Register a principal and issue its key; the key is returned once and never stored."""
     owned = list(dict.fromkeys(owns))
+    _check_scope(scope)
     if not NAME_PATTERN.fullmatch(name):
         raise PrincipalError(
             f"{name!r} is not a principal name (1 to 32 lowercase letters, digits, - or _)"
@@ -70,12 +95,33 @@ def register(
             raise PrincipalError(f"no account {account}") from None
     issued = key or new_key()
     principal = Principal(name=name, role=role, owns=owned)
-    api_key = ApiKey(key_hash=hash_key(issued), principal=name)
+    api_key = ApiKey(key_hash=hash_key(issued), principal=name, scope=scope)
     try:
         ledger.save(principal, api_key)
     except IntegrityError:
         raise PrincipalError(f"principal {name} already exists") from None
     return issued
+
+
+def issue_key(ledger: Ledger, name: str, *, scope: str, key: str | None = None) -> str:
+    """Issue one more key for an existing principal, e.g. an agent key for a person."""
+    _check_scope(scope)
+    if find(ledger, name) is None:
+        raise PrincipalError(f"no principal {name}")
+    issued = key or new_key()
+    try:
+        ledger.save(ApiKey(key_hash=hash_key(issued), principal=name, scope=scope))
+    except IntegrityError:
+        raise PrincipalError("this key is already issued") from None
+    return issued
+
+
+def _check_scope(scope: str) -> None:
+    if scope not in SCOPES:
+        raise PrincipalError(
+            f"scope {scope!r} is not one of {', '.join(SCOPES)} "
+            "(a person confirms; an agent only proposes)"
+        )
 
 
 def find(ledger: Ledger, name: str) -> PrincipalView | None:
@@ -97,4 +143,8 @@ def authenticate(ledger: Ledger, key: str) -> PrincipalView | None:
     assert isinstance(api_key, ApiKey)
     if api_key.revoked:
         return None
-    return find(ledger, api_key.principal)
+    principal = find(ledger, api_key.principal)
+    if principal is None:
+        return None
+    scope: Scope = "agent" if api_key.scope == "agent" else "human"
+    return replace(principal, scope=scope)

@@ -7,6 +7,9 @@ from uuid import NAMESPACE_URL, UUID, uuid5
 from eventsourcing.domain import Aggregate, event
 
 ROLES = ("customer", "teller", "auditor", "admin")
+# Who holds a key: a person (who may confirm what a program would do) or an agent (who may
+# only propose). Agents propose, humans confirm.
+SCOPES = ("human", "agent")
 
 
 def principal_id(name: str) -> UUID:
@@ -51,23 +54,34 @@ class Principal(Aggregate):
 
 
 class ApiKey(Aggregate):
-    """The hash of a key and the principal it names; the key itself is never stored."""
+    """The hash of a key, the principal it names and who holds it; the key is never stored."""
 
     class Issued(Aggregate.Created):
         key_hash: str
         principal: str
+        scope: str
+
+        # Keys issued before scopes existed were all held by people.
+        class_version = 2
+
+        @staticmethod
+        def upcast_v1_v2(state: dict[str, object]) -> None:
+            state["scope"] = "human"
 
     class Revoked(Aggregate.Event):
         pass
 
     @staticmethod
-    def create_id(key_hash: str, principal: str) -> UUID:
+    def create_id(key_hash: str, principal: str, scope: str) -> UUID:
         return api_key_id(key_hash)
 
     @event(Issued)
-    def __init__(self, key_hash: str, principal: str) -> None:
+    def __init__(self, key_hash: str, principal: str, scope: str) -> None:
+        if scope not in SCOPES:
+            raise ValueError(f"scope {scope!r} is not one of {', '.join(SCOPES)}")
         self.key_hash = key_hash
         self.principal = principal
+        self.scope = scope
         self.revoked = False
 
     def revoke(self) -> None:

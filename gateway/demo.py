@@ -1,7 +1,8 @@
 """The demo: accounts alice 100.00, bob and carla 0.00, and a principal for each role.
 
-Demo principals get well-known keys (`sk-demo-NAME`) so `--as NAME` works out of the box:
-they are for the demo ledger only, never for real money.
+Demo principals get well-known keys (`sk-demo-NAME`) so `--as NAME` works out of the box,
+and agent-scoped ones (`sk-agent-demo-NAME`) for an outside agent that may propose but never
+confirm: they are for the demo ledger only, never for real money.
 """
 
 from __future__ import annotations
@@ -40,6 +41,9 @@ def seed(gateway: Gateway) -> tuple[list[str], list[str]]:
         if principals.find(ledger, name) is None:
             principals.register(ledger, name, role, owns, key=principals.demo_key(name))
             registered.append(name)
+        agent_key = principals.demo_agent_key(name)
+        if principals.authenticate(ledger, agent_key) is None:
+            principals.issue_key(ledger, name, scope="agent", key=agent_key)
     return opened, registered
 
 
@@ -47,4 +51,8 @@ def demo_keys() -> dict[str, str]:
     return {name: principals.demo_key(name) for name, _, _ in DEMO_PRINCIPALS}
 
 
-__all__ = ["DEMO_PRINCIPALS", "demo_keys", "seed"]
+def demo_agent_keys() -> dict[str, str]:
+    return {name: principals.demo_agent_key(name) for name, _, _ in DEMO_PRINCIPALS}
+
+
+__all__ = ["DEMO_PRINCIPALS", "demo_agent_keys", "demo_keys", "seed"]

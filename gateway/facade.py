@@ -93,7 +93,7 @@ class Gateway:
         as the call's events (an Idempotency-Key's answer); the response then carries no
         log positions, so that a replay of it is identical.
         """
-        use_case_class = self._use_case(principal, name)
+        use_case_class = self.check_direct(principal, name)
         if not isinstance(arguments, dict):
             raise GatewayError("bad-request", f"{name}: arguments must be a JSON object")
         try:
@@ -141,10 +141,37 @@ class Gateway:
         *,
         record: Recorder | None = None,
     ) -> dict[str, Any]:
+        self.check_decides(principal, run_id, "confirm")
         return self.proposals.confirm(principal, run_id, preview_hash, record=record)
 
     def reject(self, principal: PrincipalView, run_id: str) -> dict[str, Any]:
+        self.check_decides(principal, run_id, "reject")
         return self.proposals.reject(principal, run_id)
+
+    def check_direct(self, principal: PrincipalView, name: str) -> type[UseCase[Any]]:
+        """The use case a direct call names, if the principal may call it without a preview.
+
+        A direct write commits with no preview to confirm, so only a person makes one."""
+        use_case_class = self._use_case(principal, name)
+        if use_case_class.kind == "write" and not principal.decides:
+            raise GatewayError(
+                "forbidden",
+                f"{name} writes, and a key with scope agent may not write directly: propose a "
+                "program instead, and a person confirms its preview",
+            )
+        return use_case_class
+
+    @staticmethod
+    def check_decides(principal: PrincipalView, run_id: str, verb: str) -> None:
+        """Agents propose, people decide: a key with scope agent never confirms or rejects."""
+        if not principal.decides:
+            raise GatewayError(
+                "forbidden",
+                f"proposal {run_id}: a key with scope agent may propose but never {verb}; "
+                f"a person does, with a human key (the web console, `sluice confirm`) or by "
+                "answering the MCP client's confirmation request",
+                run_id=run_id,
+            )
 
     # Inside.
 

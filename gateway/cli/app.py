@@ -16,10 +16,10 @@ from application.principals import PrincipalError, PrincipalView
 from application.store_config import StoreConfigError
 from gateway.bootstrap import Sluice
 from gateway.catalog import UnknownUseCaseError
-from gateway.cli.flow import submit
+from gateway.cli.flow import decide, submit
 from gateway.cli.operate import audit_app, events, export, replay
 from gateway.cli.render import show_outcome
-from gateway.demo import demo_keys, seed
+from gateway.demo import demo_agent_keys, demo_keys, seed
 from gateway.errors import GatewayError
 from gateway.policy.caps import CapsConfigError
 
@@ -39,6 +39,10 @@ app.command()(export)
 USAGE_ERROR = 2
 
 KeyOption = Annotated[str | None, typer.Option("--key", help="The principal's API key.")]
+ScopeOption = Annotated[
+    str,
+    typer.Option("--scope", help="human (may confirm) or agent (may propose, never confirm)."),
+]
 AsOption = Annotated[
     str | None, typer.Option("--as", help="Act as this demo principal (its demo key).")
 ]
@@ -124,6 +128,36 @@ def run(  # noqa: PLR0917 (typer maps each parameter to an option)
 
 
 @app.command()
+def confirm(
+    run_id: Annotated[str, typer.Argument(help="The proposal's id.")],
+    key: KeyOption = None,
+    as_: AsOption = None,
+    yes: Annotated[bool, typer.Option("--yes", help="Commit without asking.")] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+) -> None:
+    """Review a pending proposal (an agent's, say) and confirm it: a person's key only."""
+    human = Console(stderr=as_json)
+    with _open() as sluice:
+        principal = _principal(sluice, key, as_)
+        try:
+            sluice.gateway.check_decides(principal, run_id, "confirm")
+            proposal = sluice.gateway.proposal(principal, run_id)
+        except GatewayError as refused:
+            _usage_error(str(refused))
+        if proposal["status"] != "pending":
+            outcome = proposal["outcome"]
+        else:
+            outcome = decide(
+                sluice.gateway, principal, proposal, console=human, yes=yes, err=as_json
+            )
+    if as_json:
+        typer.echo(json.dumps(outcome, ensure_ascii=False))
+    else:
+        show_outcome(human, outcome)
+    raise typer.Exit(0 if outcome["status"] == "committed" else 1)
+
+
+@app.command()
 def call(
     name: Annotated[str, typer.Argument(help="A use case, e.g. transfer.")],
     arguments: Annotated[
@@ -169,8 +203,9 @@ def demo() -> None:
 
 def _print_demo_keys() -> None:
     typer.echo("Demo keys (DEMO ONLY, well known, never use them for real money):")
+    agent_keys = demo_agent_keys()
     for name, demo_key in demo_keys().items():
-        typer.echo(f"  {name:<8} {demo_key}")
+        typer.echo(f"  {name:<8} {demo_key:<18} agent key (proposes only): {agent_keys[name]}")
 
 
 @principal_app.command("add")
@@ -180,11 +215,26 @@ def principal_add(
     owns: Annotated[
         list[str] | None, typer.Option("--owns", help="An account a customer owns (repeat).")
     ] = None,
+    scope: ScopeOption = "human",
 ) -> None:
     """Register a principal and print its new API key, once."""
     with _open() as sluice:
         try:
-            issued = principals.register(sluice.ledger, name, role, owns or [])
+            issued = principals.register(sluice.ledger, name, role, owns or [], scope=scope)
+        except PrincipalError as error:
+            _usage_error(str(error))
+    typer.echo(issued)
+
+
+@principal_app.command("key")
+def principal_key(
+    name: Annotated[str, typer.Argument(help="An existing principal, e.g. alice.")],
+    scope: ScopeOption = "human",
+) -> None:
+    """Issue one more key for a principal (an agent key for a person, say); print it once."""
+    with _open() as sluice:
+        try:
+            issued = principals.issue_key(sluice.ledger, name, scope=scope)
         except PrincipalError as error:
             _usage_error(str(error))
     typer.echo(issued)

@@ -32,6 +32,31 @@ def submit(
         return _failed(str(refused))
     if proposal["status"] != "pending":
         return _only_outcome(proposal["outcome"])
+    if not principal.decides:
+        show_preview(console, proposal["preview"])
+        console.print(
+            f"Proposal {proposal['id']} waits for a person: this key has scope agent, so it "
+            f"may propose but not confirm. Confirm it with `sluice confirm {proposal['id']}` "
+            "and a human key, or in the web console.",
+            highlight=False,
+            markup=False,
+        )
+        return {"status": "pending", "changed": "nothing", "events": [],
+                "result": proposal["preview"]["result"], "error": None,
+                "run_id": proposal["id"]}  # fmt: skip
+    return decide(gateway, principal, proposal, console=console, yes=yes, err=err)
+
+
+def decide(
+    gateway: Gateway,
+    principal: PrincipalView,
+    proposal: dict[str, Any],
+    *,
+    console: Console,
+    yes: bool,
+    err: bool,
+) -> dict[str, Any]:
+    """Show a pending proposal's preview, ask, then confirm its hash or reject it."""
     while True:
         show_preview(console, proposal["preview"])
         console.print(f"Proposal {proposal['id']} (expires {proposal['expires_at']})")

@@ -53,6 +53,8 @@ def show_outcome(console: Console, outcome: dict[str, Any]) -> None:
         )
     elif status == "declined":
         console.print("[bold yellow]Declined[/]: nothing was written.")
+    elif status == "pending":
+        console.print("[bold yellow]Pending[/]: nothing is written until a person confirms.")
     else:
         console.print(
             f"[bold red]Failed[/]: {escape(str(outcome['error']))}; nothing was written.",

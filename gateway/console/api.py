@@ -27,6 +27,9 @@ class Me(BaseModel):
         description="The accounts this principal owns when it reaches only those; null: all."
     )
     audits: bool = Field(description="Whether it may read the event log and any run.")
+    scope: str = Field(
+        description="human: this key may confirm; agent: it may propose, never confirm."
+    )
 
 
 class TimelineEntry(BaseModel):
@@ -49,6 +52,7 @@ def me(principal: PrincipalDep) -> Any:
         role=principal.role,
         accounts=sorted(principal.owns) if principal.scoped else None,
         audits=principal.role in AUDITORS,
+        scope=principal.scope,
     )
 
 

@@ -46,7 +46,10 @@ def confirm(
         Header(description="Replay the first answer for the same key and body.", max_length=255),
     ] = None,
 ) -> Any:
-    """Commit exactly the previewed events, once."""
+    """Commit exactly the previewed events, once. A person confirms: a key with scope
+    agent gets 403."""
+    # Before any idempotent replay: an agent's key never reaches a stored confirmation.
+    gateway.check_decides(principal, run_id, "confirm")
     fingerprint = request_hash(f"/v1/programs/{run_id}/confirm", confirmation.model_dump())
     return idempotent(
         gateway,
@@ -59,5 +62,5 @@ def confirm(
 
 @router.post("/{run_id}/reject", response_model=Proposal, operation_id="reject_program")
 def reject(gateway: GatewayDep, principal: PrincipalDep, run_id: RunId) -> Any:
-    """End a proposal without writing anything."""
+    """End a proposal without writing anything. A key with scope agent gets 403."""
     return gateway.reject(principal, run_id)

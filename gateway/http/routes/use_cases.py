@@ -36,6 +36,8 @@ def call_use_case(
     """Call a use case now; the result and the events appended come back.
 
     A read is answered from the read models, which may lag the log unless `consistent`."""
+    # Before any idempotent replay: refusals do not depend on what was answered before.
+    gateway.check_direct(principal, name)
     fingerprint = request_hash(f"/v1/use-cases/{name}", arguments)
     return idempotent(
         gateway,

@@ -56,8 +56,11 @@ export async function showProposal(root, id, { conversation, me }) {
       $("#warnings-title").hidden = false;
       renderEvents(proposal.preview.events, "Events it would append");
       $("#outcome").hidden = true;
-      if (proposal.principal === me.name) renderDecision(proposal);
-      else {
+      if (proposal.principal === me.name && me.scope === "human") renderDecision(proposal);
+      else if (proposal.principal === me.name) {
+        $("#decision").hidden = true;
+        announce(`This key is an agent's: it may propose, not confirm. Sign in with ${proposal.principal}'s own key to decide.`);
+      } else {
         $("#decision").hidden = true;
         announce(`Only ${proposal.principal} can confirm or reject this proposal.`);
       }
