@@ -263,10 +263,44 @@ def serve(
             )
         typer.echo(
             f"Serving {sluice.database_url} on http://{host}:{port}/ "
-            "(the web console at /, the API docs at /docs)"
+            "(the web console at /, the API docs at /docs, MCP at /mcp)"
         )
-        app_ = create_app(sluice, projector=True)
+        app_ = create_app(sluice, projector=True, host=host)
         uvicorn.run(app_, host=host, port=port, log_level="warning")
+
+
+@app.command()
+def mcp(
+    console_url: Annotated[
+        str,
+        typer.Option(
+            "--console-url",
+            envvar="SLUICE_CONSOLE_URL",
+            help="Where people review proposals: the web console of `sluice serve`.",
+        ),
+    ] = "http://127.0.0.1:8000/",
+    elicitation: Annotated[
+        bool,
+        typer.Option(
+            "--elicitation/--no-elicitation",
+            help="Ask the person through the MCP client to accept each preview; without it, "
+            "they confirm in the web console or with `sluice confirm`.",
+        ),
+    ] = True,
+) -> None:
+    """Serve MCP on stdin/stdout as the principal of SLUICE_API_KEY (for a desktop client)."""
+    import os
+
+    from gateway.mcp.stdio import serve_stdio
+
+    key = os.environ.get("SLUICE_API_KEY")
+    if not key:
+        _usage_error("SLUICE_API_KEY is not set: `sluice mcp` acts as the principal of that key")
+    with _open() as sluice:
+        try:
+            serve_stdio(sluice.gateway, key, console_url=console_url, elicit=elicitation)
+        except GatewayError as refused:
+            _usage_error(f"SLUICE_API_KEY: {refused}")
 
 
 @app.command()

@@ -7,6 +7,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
 from fastapi import FastAPI
+from starlette.routing import Route
 
 from gateway.agent import Agent
 from gateway.bootstrap import Sluice
@@ -14,6 +15,8 @@ from gateway.console import router as console_router
 from gateway.http import problems
 from gateway.http.body_limit import BodyLimit
 from gateway.http.routes import agent, catalog, health, programs, reads, use_cases
+from gateway.mcp.http import PATH as MCP_PATH
+from gateway.mcp.http import mcp_over_http
 from gateway.policy.rate import RateLimiter
 from gateway.read_side import ReadSide
 
@@ -21,16 +24,25 @@ DEFAULT_MAX_BODY_BYTES = 64 * 1024
 
 
 def create_app(
-    sluice: Sluice, *, max_body_bytes: int | None = None, projector: bool = False
+    sluice: Sluice,
+    *,
+    max_body_bytes: int | None = None,
+    projector: bool = False,
+    host: str = "127.0.0.1",
 ) -> FastAPI:
-    """The app; with `projector`, a background thread keeps the read models up to date."""
+    """The app; with `projector`, a background thread keeps the read models up to date.
+
+    `host` is the interface served: on loopback, /mcp refuses other Host headers."""
+    elicit = os.environ.get("SLUICE_MCP_ELICITATION", "on") != "off"
+    mcp_endpoint, mcp_sessions = mcp_over_http(sluice.gateway, host=host, elicit=elicit)
 
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
         if projector:
             sluice.projector.start()
         try:
-            yield
+            async with mcp_sessions.run():
+                yield
         finally:
             if projector:
                 sluice.projector.stop()
@@ -55,6 +67,9 @@ def create_app(
     for module in (health, catalog, use_cases, programs, reads, agent):
         app.include_router(module.router)
     app.include_router(console_router)
+    app.router.routes.append(
+        Route(MCP_PATH, mcp_endpoint, methods=["GET", "POST", "DELETE"], include_in_schema=False)
+    )
     limit = max_body_bytes or int(os.environ.get("SLUICE_MAX_BODY_BYTES", DEFAULT_MAX_BODY_BYTES))
     app.add_middleware(BodyLimit, max_bytes=limit)
     return app

@@ -1,0 +1,71 @@
+"""MCP over streamable HTTP, at /mcp on the gateway's own app: one port, one key per call.
+
+The key is the same `Authorization: Bearer` API key as the rest of the API. A request with
+none, or with an unknown or revoked key, is answered 401 before the MCP session sees it;
+each tool call then authenticates its own request again, so revocation applies at once.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import anyio.to_thread
+from mcp.server.mcpserver import Context
+from mcp.server.streamable_http_manager import StreamableHTTPASGIApp, StreamableHTTPSessionManager
+from starlette.datastructures import Headers
+from starlette.requests import Request
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+from application.principals import PrincipalView
+from gateway.errors import GatewayError
+from gateway.facade import Gateway
+from gateway.http.problems import from_gateway_error
+from gateway.mcp.server import SluiceMCP
+
+PATH = "/mcp"
+
+
+def bearer(headers: Any) -> str | None:
+    """The API key of an `Authorization: Bearer KEY` header, if there is one."""
+    value = headers.get("authorization") if headers is not None else None
+    scheme, _, key = (value or "").partition(" ")
+    return key.strip() or None if scheme.lower() == "bearer" else None
+
+
+class BearerGate:
+    """Refuse, with a 401 problem, any MCP request whose key the gateway does not know."""
+
+    def __init__(self, gateway: Gateway, app: ASGIApp) -> None:
+        self.gateway = gateway
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http":
+            key = bearer(Headers(scope=scope))
+            try:
+                await anyio.to_thread.run_sync(self.gateway.authenticate, key)
+            except GatewayError as error:
+                response = from_gateway_error(error)
+                response.headers["WWW-Authenticate"] = 'Bearer realm="sluice"'
+                await response(scope, receive, send)
+                return
+        await self.app(scope, receive, send)
+
+
+def mcp_over_http(
+    gateway: Gateway, *, host: str, elicit: bool
+) -> tuple[ASGIApp, StreamableHTTPSessionManager]:
+    """The ASGI endpoint for PATH, and the manager whose `run()` its sessions live in."""
+
+    def who(ctx: Context[Any, Any]) -> PrincipalView:
+        return gateway.authenticate(bearer(ctx.headers))
+
+    def console(ctx: Context[Any, Any]) -> str:
+        request = ctx.request_context.request
+        return str(request.base_url) if isinstance(request, Request) else "/"
+
+    server = SluiceMCP(gateway, who, console, elicit=elicit)
+    # Builds the session manager (with DNS-rebinding checks when bound to loopback).
+    server.streamable_http_app(streamable_http_path=PATH, host=host)
+    manager = server.session_manager
+    return BearerGate(gateway, StreamableHTTPASGIApp(manager)), manager

@@ -1,0 +1,37 @@
+"""Each MCP test runs against both transports: `sluice mcp` on stdio, and /mcp on a served
+gateway. Both hold the demo data, in a SQLite file of their own."""
+
+from __future__ import annotations
+
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.mcp.support import SLUICE, Target, store_env
+from tests.served import serving
+
+
+def _seeded(path: Path) -> dict[str, str]:
+    env = store_env(f"sqlite://{path}")
+    subprocess.run([SLUICE, "demo"], env=env, capture_output=True, text=True, check=True)
+    return env
+
+
+@pytest.fixture(scope="module")
+def stdio_target(tmp_path_factory: pytest.TempPathFactory) -> Target:
+    return Target("stdio", _seeded(tmp_path_factory.mktemp("mcp") / "stdio.db"))
+
+
+@pytest.fixture(scope="module")
+def http_target(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Target]:
+    env = store_env(f"sqlite://{tmp_path_factory.mktemp('mcp') / 'http.db'}")
+    with serving([SLUICE, "serve", "--demo"], env) as base:
+        yield Target("http", env, base)
+
+
+@pytest.fixture(params=["stdio", "http"])
+def target(request: pytest.FixtureRequest) -> Target:
+    chosen: Target = request.getfixturevalue(f"{request.param}_target")
+    return chosen

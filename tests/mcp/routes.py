@@ -1,0 +1,34 @@
+"""The other ways to decide a proposal: the HTTP API (the web console's route) for a served
+gateway, and `sluice confirm` for a store on disk."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from typing import Any
+
+import httpx
+
+from tests.mcp.support import SLUICE, Target
+
+
+def confirm_elsewhere(target: Target, run_id: str, preview_hash: str, key: str) -> tuple[int, Any]:
+    """(status, answer): HTTP status for a served gateway, exit code for the CLI."""
+    if target.transport == "http":
+        answer = httpx.post(
+            f"{target.base}/v1/programs/{run_id}/confirm",
+            json={"preview_hash": preview_hash},
+            headers={"Authorization": f"Bearer {key}"},
+        )
+        return answer.status_code, answer.json()
+    done = subprocess.run(
+        [SLUICE, "confirm", run_id, "--key", key, "--yes", "--json"],
+        env=target.env,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    # rich folds long lines of stderr; the message is compared as words.
+    return done.returncode, json.loads(done.stdout) if done.stdout else " ".join(
+        done.stderr.split()
+    )

@@ -1,0 +1,110 @@
+"""The SDK's own client against `sluice mcp` (stdio) and /mcp (streamable HTTP), both real."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
+from decimal import Decimal
+from pathlib import Path
+from typing import Any, Literal
+
+import httpx2
+import mcp_types as types
+from mcp import Client, StdioServerParameters
+from mcp.client.streamable_http import streamable_http_client
+
+SLUICE = str(Path(sys.executable).parent / "sluice")
+Answer = Literal["accept", "untick", "decline", "cancel"]
+# Both eras of the protocol: a mid-call elicitation request (legacy), or an
+# InputRequiredResult and a second call with the answer (2026-07-28, what "auto" picks).
+ERAS = ("legacy", "auto")
+
+
+@dataclass
+class Person:
+    """The human behind the client: answers each confirmation request as told."""
+
+    answer: Answer = "accept"
+    asked: list[types.ElicitRequestFormParams] = field(default_factory=list)
+
+    async def __call__(self, context: Any, params: types.ElicitRequestParams) -> types.ElicitResult:
+        assert isinstance(params, types.ElicitRequestFormParams)
+        self.asked.append(params)
+        if self.answer == "accept":
+            return types.ElicitResult(action="accept", content={"confirm": True})
+        if self.answer == "untick":
+            return types.ElicitResult(action="accept", content={"confirm": False})
+        return types.ElicitResult(action=self.answer)
+
+
+@dataclass(frozen=True)
+class Target:
+    """Where the server is: a store for `sluice mcp`, or a served gateway's base URL."""
+
+    transport: Literal["stdio", "http"]
+    env: dict[str, str]
+    base: str | None = None
+
+
+@asynccontextmanager
+async def connect(
+    target: Target,
+    key: str | None,
+    *,
+    mode: str = "auto",
+    person: Person | None = None,
+    extra_args: tuple[str, ...] = (),
+) -> AsyncIterator[Client]:
+    """A connected SDK client; with no `person`, it declares no elicitation support."""
+    if target.transport == "stdio":
+        env = {k: v for k, v in target.env.items() if k != "SLUICE_API_KEY"}
+        if key is not None:
+            env["SLUICE_API_KEY"] = key
+        server: Any = StdioServerParameters(command=SLUICE, args=["mcp", *extra_args], env=env)
+    else:
+        assert target.base is not None
+        headers = {"Authorization": f"Bearer {key}"} if key else {}
+        http = httpx2.AsyncClient(headers=headers, timeout=httpx2.Timeout(30, read=300))
+        server = streamable_http_client(f"{target.base}/mcp", http_client=http)
+    async with Client(server, mode=mode, elicitation_callback=person) as client:  # type: ignore[arg-type]
+        yield client
+
+
+def body(result: types.CallToolResult) -> dict[str, Any]:
+    """The structured answer of a tool that succeeded."""
+    assert not result.is_error, text(result)
+    assert result.structured_content is not None
+    # The same JSON is also the text models read.
+    assert json.loads(text(result)) == result.structured_content
+    return result.structured_content
+
+
+def text(result: types.CallToolResult) -> str:
+    first = result.content[0]
+    assert isinstance(first, types.TextContent)
+    return first.text
+
+
+def store_env(url: str) -> dict[str, str]:
+    # Many tests propose as alice against one served gateway within a minute.
+    return {**os.environ, "SLUICE_DATABASE_URL": url, "SLUICE_CAP_PROGRAMS_PER_MINUTE": "1000"}
+
+
+AGENT_KEY = "sk-agent-demo-alice"
+HUMAN_KEY = "sk-demo-alice"
+
+
+async def balance(client: Client, account: str = "alice") -> Decimal:
+    """Read through MCP itself: a read-only program completes at once, no one confirms."""
+    source = f'get_balance(account="{account}")\n'
+    done = body(await client.call_tool("propose_program", {"language": "python", "source": source}))
+    assert done["status"] == "committed" and done["outcome"]["changed"] == "nothing"
+    return Decimal(done["outcome"]["result"])
+
+
+def transfer(amount: str, memo: str, payer: str = "alice", payee: str = "bob") -> str:
+    return f'transfer(payer="{payer}", payee="{payee}", amount={amount}, memo="{memo}")\n'
