@@ -144,3 +144,22 @@ async def test_the_agent_cannot_forge_the_state_of_a_question(http_target: Targe
         after = await balance(client)
         status = body(await client.call_tool("proposal_status", {"id": pending["id"]}))
     assert after == before and status["status"] == "pending"
+
+
+@pytest.mark.parametrize(
+    "header", [{"Host": "evil.example"}, {"Origin": "http://evil.example"}], ids=["host", "origin"]
+)
+def test_http_mcp_on_loopback_refuses_a_foreign_host_or_origin(
+    http_target: Target, header: dict[str, str]
+) -> None:
+    """A web page on another name that resolves to loopback (DNS rebinding) gets nowhere,
+    even with a key."""
+    headers = {
+        "Accept": "application/json, text/event-stream",
+        "Authorization": f"Bearer {AGENT_KEY}",
+        **header,
+    }
+    initialize = {"jsonrpc": "2.0", "id": 1, "method": "ping"}
+    answer = httpx.post(f"{http_target.base}/mcp", json=initialize, headers=headers)
+    assert answer.status_code in (403, 421), answer.text
+    assert "Host" in answer.text or "Origin" in answer.text
