@@ -73,6 +73,7 @@ def test_me_says_who_is_signed_in_and_what_it_reaches(client: TestClient) -> Non
         "role": "customer",
         "accounts": ["alice"],
         "audits": False,
+        "scope": "human",
     }
     auditor = client.get("/v1/console/me", headers=auth("auditor")).json()
     assert (auditor["accounts"], auditor["audits"]) == (None, True)
