@@ -39,6 +39,7 @@ SLUICE = str(Path(sys.executable).parent / "sluice")
 ARTEFACTS = Path(__file__).resolve().parents[2] / "var" / "test-artefacts" / "console"
 NO_BROWSER = "browser tests skipped"
 KEYS = {name: f"sk-demo-{name}" for name in ("alice", "bob", "carla", "teller", "auditor", "admin")}
+KEYS["alice-agent"] = "sk-agent-demo-alice"  # alice's agent: proposes, never confirms
 # Several tests act as alice within a minute; the default caps would throttle the suite.
 ROOMY_CAPS = {"SLUICE_CAP_PROGRAMS_PER_MINUTE": "1000", "SLUICE_CAP_REQUESTS_PER_MINUTE": "10000"}
 

@@ -132,3 +132,20 @@ def test_only_the_proposer_is_offered_confirm_and_reject(page: Page, served: str
     expect(page.get_by_role("button", name="Confirm")).to_be_hidden()
     # The auditor reads every account: the payee's balances are shown too.
     assert effect(page, "bob")[1:3] != ["not yours to see", "not yours to see"]
+
+
+def test_an_agent_key_sees_its_proposal_but_is_not_offered_confirm(page: Page, served: str) -> None:
+    with api(served, "alice-agent") as agent:
+        proposal = agent.post(
+            "/v1/programs",
+            json={"language": "python", "source": 'transfer(payer="alice", payee="bob", amount=1)'},
+        ).json()
+    sign_in(page, served, "alice-agent")
+
+    page.goto(f"{served}/#/proposals/{proposal['id']}")
+
+    expect(page.locator("#status")).to_have_text(
+        "This key is an agent's: it may propose, not confirm. "
+        "Sign in with alice's own key to decide."
+    )
+    expect(page.get_by_role("button", name="Confirm")).to_be_hidden()
