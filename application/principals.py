@@ -116,6 +116,20 @@ def issue_key(ledger: Ledger, name: str, *, scope: str, key: str | None = None) 
     return issued
 
 
+def revoke(ledger: Ledger, key: str) -> str:
+    """Revoke a key at once (its holder shows it, since only its hash is stored); returns
+    the principal it named. Revoking twice changes nothing more."""
+    try:
+        api_key: object = ledger.repository.get(api_key_id(hash_key(key)))
+    except AggregateNotFoundError:
+        raise PrincipalError("no such key: it was never issued here") from None
+    assert isinstance(api_key, ApiKey)
+    if not api_key.revoked:
+        api_key.revoke()
+        ledger.save(api_key)
+    return api_key.principal
+
+
 def _check_scope(scope: str) -> None:
     if scope not in SCOPES:
         raise PrincipalError(

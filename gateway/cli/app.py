@@ -240,6 +240,21 @@ def principal_key(
     typer.echo(issued)
 
 
+@principal_app.command("revoke")
+def principal_revoke(
+    key: Annotated[
+        str, typer.Option("--key", prompt=True, hide_input=True, help="The key to revoke.")
+    ],
+) -> None:
+    """Revoke a key: every interface refuses it from its next request, MCP calls included."""
+    with _open() as sluice:
+        try:
+            name = principals.revoke(sluice.ledger, key)
+        except PrincipalError as error:
+            _usage_error(str(error))
+    typer.echo(f"Revoked a key of {name}")
+
+
 @app.command()
 def serve(
     host: Annotated[str, typer.Option("--host", help="Interface to listen on.")] = "127.0.0.1",

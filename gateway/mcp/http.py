@@ -1,7 +1,8 @@
 """MCP over streamable HTTP, at /mcp on the gateway's own app: one port, one key per call.
 
 The key is the same `Authorization: Bearer` API key as the rest of the API. A request with
-none, or with an unknown or revoked key, is answered 401 before the MCP session sees it;
+none, or with an unknown or revoked key, is answered 401 (with a JSON-RPC error the client
+can show) before the MCP session sees it;
 each tool call then authenticates its own request again, so revocation applies at once.
 """
 
@@ -14,15 +15,17 @@ from mcp.server.mcpserver import Context
 from mcp.server.streamable_http_manager import StreamableHTTPASGIApp, StreamableHTTPSessionManager
 from starlette.datastructures import Headers
 from starlette.requests import Request
+from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from application.principals import PrincipalView
 from gateway.errors import GatewayError
 from gateway.facade import Gateway
-from gateway.http.problems import from_gateway_error
 from gateway.mcp.server import SluiceMCP
 
 PATH = "/mcp"
+# JSON-RPC leaves -32000 to -32099 to servers: this one means "no key that names anyone".
+UNAUTHENTICATED = -32001
 
 
 def bearer(headers: Any) -> str | None:
@@ -45,11 +48,20 @@ class BearerGate:
             try:
                 await anyio.to_thread.run_sync(self.gateway.authenticate, key)
             except GatewayError as error:
-                response = from_gateway_error(error)
-                response.headers["WWW-Authenticate"] = 'Bearer realm="sluice"'
-                await response(scope, receive, send)
+                await _unauthenticated(error)(scope, receive, send)
                 return
         await self.app(scope, receive, send)
+
+
+def _unauthenticated(error: GatewayError) -> JSONResponse:
+    """401, in the words an MCP client reports: a JSON-RPC error (the request's id is not
+    read, so it is null), beside the Bearer challenge."""
+    message = f"{error.kind}: {error}; send `Authorization: Bearer <api key>`"
+    return JSONResponse(
+        {"jsonrpc": "2.0", "id": None, "error": {"code": UNAUTHENTICATED, "message": message}},
+        status_code=401,
+        headers={"WWW-Authenticate": 'Bearer realm="sluice"'},
+    )
 
 
 def mcp_over_http(

@@ -11,6 +11,7 @@ import pytest
 
 from tests.mcp.support import SLUICE, Target, store_env
 from tests.served import serving
+from tests.stores import empty_store
 
 
 def _seeded(path: Path) -> dict[str, str]:
@@ -31,7 +32,23 @@ def http_target(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Target]:
         yield Target("http", env, base)
 
 
+@pytest.fixture(scope="module")
+def postgres_target(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Target]:
+    """A served gateway on the Postgres event store, in a schema of its own."""
+    with empty_store("postgres", tmp_path_factory.mktemp("mcp")) as url:
+        env = store_env(url)
+        with serving([SLUICE, "serve", "--demo"], env) as base:
+            yield Target("http", env, base)
+
+
 @pytest.fixture(params=["stdio", "http"])
 def target(request: pytest.FixtureRequest) -> Target:
+    chosen: Target = request.getfixturevalue(f"{request.param}_target")
+    return chosen
+
+
+@pytest.fixture(params=["stdio", "http", pytest.param("postgres", marks=pytest.mark.postgres)])
+def any_store(request: pytest.FixtureRequest) -> Target:
+    """`target`, and a served gateway on Postgres too: for the paths that commit."""
     chosen: Target = request.getfixturevalue(f"{request.param}_target")
     return chosen

@@ -32,3 +32,10 @@ def confirm_elsewhere(target: Target, run_id: str, preview_hash: str, key: str) 
     return done.returncode, json.loads(done.stdout) if done.stdout else " ".join(
         done.stderr.split()
     )
+
+
+def run_cli(target: Target, *args: str) -> subprocess.CompletedProcess[str]:
+    """`sluice ARGS` on the target's own store (the served gateway's SQLite file, too)."""
+    return subprocess.run(
+        [SLUICE, *args], env=target.env, capture_output=True, text=True, timeout=60, check=False
+    )

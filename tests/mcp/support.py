@@ -5,13 +5,14 @@ from __future__ import annotations
 import json
 import os
 import sys
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from decimal import Decimal
 from pathlib import Path
 from typing import Any, Literal
 
+import anyio.to_thread
 import httpx2
 import mcp_types as types
 from mcp import Client, StdioServerParameters
@@ -30,10 +31,14 @@ class Person:
 
     answer: Answer = "accept"
     asked: list[types.ElicitRequestFormParams] = field(default_factory=list)
+    # Something that happens elsewhere while the person reads the first question.
+    meanwhile: Callable[[], object] | None = None
 
     async def __call__(self, context: Any, params: types.ElicitRequestParams) -> types.ElicitResult:
         assert isinstance(params, types.ElicitRequestFormParams)
         self.asked.append(params)
+        if self.meanwhile is not None and len(self.asked) == 1:
+            await anyio.to_thread.run_sync(self.meanwhile)
         if self.answer == "accept":
             return types.ElicitResult(action="accept", content={"confirm": True})
         if self.answer == "untick":

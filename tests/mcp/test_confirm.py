@@ -4,11 +4,13 @@ leaves the proposal pending or rejected, with nothing written."""
 
 from __future__ import annotations
 
+import json
 from decimal import Decimal
 
 import pytest
+from mcp.shared.exceptions import MCPError
 
-from tests.mcp.routes import confirm_elsewhere
+from tests.mcp.routes import confirm_elsewhere, run_cli
 from tests.mcp.support import (
     AGENT_KEY,
     ERAS,
@@ -26,7 +28,8 @@ pytestmark = pytest.mark.asyncio
 
 
 @pytest.mark.parametrize("mode", ERAS)
-async def test_seed_path_commits_what_the_person_accepted(target: Target, mode: str) -> None:
+async def test_seed_path_commits_what_the_person_accepted(any_store: Target, mode: str) -> None:
+    target = any_store
     person = Person("accept")
     async with connect(target, AGENT_KEY, mode=mode, person=person) as client:
         assert "- transfer [write]" in text(await client.call_tool("directory", {}))
@@ -136,3 +139,50 @@ async def test_no_elicitation_switch_never_asks(stdio_target: Target) -> None:
         )
         assert await balance(client) == before
     assert pending["status"] == "pending" and person.asked == []
+
+
+@pytest.mark.parametrize("mode", ERAS)
+async def test_a_preview_gone_stale_is_asked_about_again_fresh(
+    any_store: Target, mode: str
+) -> None:
+    """P3 through MCP: alice's account moves while she reads; nothing of the old preview is
+    written, she is shown the fresh one, and what commits is what she accepted last."""
+    target = any_store
+
+    def alice_pays_carla() -> None:
+        done = run_cli(target, "call", "transfer", "payer=alice", "payee=carla", "amount=1",
+                       "--as", "alice")  # fmt: skip
+        assert json.loads(done.stdout)["status"] == "committed", done.stdout
+
+    person = Person("accept", meanwhile=alice_pays_carla)
+    async with connect(target, AGENT_KEY, mode=mode, person=person) as client:
+        before = await balance(client)
+        source = transfer("2", f"stale {mode}") + 'get_balance(account="alice")\n'
+        done = body(
+            await client.call_tool("propose_program", {"language": "python", "source": source})
+        )
+        after = await balance(client)
+    first, second = person.asked
+    assert first.message != second.message
+    assert f"Preview {done['preview_hash'][:12]}" in second.message
+    assert f"Preview {done['preview_hash'][:12]}" not in first.message
+    assert done["status"] == "committed"
+    assert after == before - 3
+    assert done["outcome"]["result"] == str(after)
+
+
+async def test_a_key_revoked_mid_session_stops_at_its_next_call(target: Target) -> None:
+    key = run_cli(target, "principal", "key", "alice", "--scope", "agent").stdout.strip()
+    async with connect(target, key) as client:
+        assert "- transfer [write]" in text(await client.call_tool("directory", {}))
+        revoked = run_cli(target, "principal", "revoke", "--key", key)
+        assert revoked.stdout.strip() == "Revoked a key of alice"
+        if target.transport == "stdio":
+            refused = await client.call_tool("directory", {})
+            assert refused.is_error
+            assert "unauthenticated: this API key is unknown or revoked" in text(refused)
+        else:
+            with pytest.raises(
+                MCPError, match="unauthenticated: this API key is unknown or revoked"
+            ):
+                await client.call_tool("directory", {})

@@ -117,8 +117,10 @@ def test_http_mcp_answers_401_to_a_key_that_names_no_one(
     answer = httpx.post(f"{http_target.base}/mcp", json=initialize, headers=headers)
     assert answer.status_code == 401
     assert answer.headers["www-authenticate"].startswith("Bearer")
-    assert answer.headers["content-type"] == "application/problem+json"
-    assert "API key" in answer.json()["detail"]
+    error = answer.json()["error"]
+    assert (error["code"], answer.json()["id"]) == (-32001, None)
+    assert error["message"].startswith("unauthenticated: ")
+    assert "Authorization: Bearer <api key>" in error["message"]
 
 
 @pytest.mark.asyncio
