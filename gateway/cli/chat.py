@@ -105,6 +105,16 @@ def _decide(
 ) -> None:
     """Show the preview and ask; a stale preview comes back fresh and is asked again."""
     gateway = sluice.gateway
+    if not principal.decides:
+        show_preview(console, proposal["preview"])
+        console.print(
+            f"Proposal {proposal['id']} waits for a person: this key has scope agent. "
+            f"Confirm it with `sluice confirm {proposal['id']}` and a human key, or in the "
+            "web console.",
+            highlight=False,
+            markup=False,
+        )
+        return
     while True:
         show_preview(console, proposal["preview"])
         count = len(proposal["preview"]["events"])

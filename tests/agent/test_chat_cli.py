@@ -9,7 +9,6 @@ from decimal import Decimal
 import pytest
 from rich.console import Console
 
-from application import principals
 from gateway.agent import Agent, AgentConfig
 from gateway.bootstrap import Sluice
 from gateway.cli.chat import interactive_chat
@@ -32,7 +31,9 @@ def lines(*typed: str) -> io.StringIO:
     return io.StringIO("".join(f"{line}\n" for line in typed))
 
 
-def run_chat(sluice: Sluice, agent: Agent, *typed: str) -> tuple[int, str]:
+def run_chat(
+    sluice: Sluice, agent: Agent, *typed: str, key: str = "sk-demo-alice"
+) -> tuple[int, str]:
     out = io.StringIO()
     console = Console(file=out, width=120, color_system=None)
     given = lines(*typed)
@@ -44,8 +45,7 @@ def run_chat(sluice: Sluice, agent: Agent, *typed: str) -> tuple[int, str]:
             raise EOFError
         return line.rstrip("\n")
 
-    alice = principals.find(sluice.ledger, "alice")
-    assert alice is not None
+    alice = sluice.gateway.authenticate(key)
     status = interactive_chat(sluice, alice, console=console, agent=agent, read_line=read)
     return status, out.getvalue()
 
@@ -89,6 +89,21 @@ def test_a_chat_declines_on_anything_but_yes_and_says_so(sluice: Sluice, fake_ll
     assert "Declined: nothing was written." in shown
     assert "The proposal was rejected; nothing was written." in shown  # the code's words
     assert "contradicted the outcome" in shown
+    assert balances(sluice.ledger)["bob"] == Decimal("0.00")
+
+
+def test_a_chat_with_an_agent_key_proposes_and_never_asks_to_commit(
+    sluice: Sluice, fake_llm: FakeLLM
+) -> None:
+    fake_llm.push(llm.program('transfer(payer="alice", payee="bob", amount=30)'))
+    agent = Agent(sluice.gateway, config_for(fake_llm))
+
+    status, shown = run_chat(sluice, agent, "Pay bob 30", key="sk-agent-demo-alice")
+
+    assert status == 0
+    assert "TransferDebited" in shown
+    assert "waits for a person: this key has scope agent" in " ".join(shown.split())
+    assert "Commit these" not in shown
     assert balances(sluice.ledger)["bob"] == Decimal("0.00")
 
 
