@@ -5,7 +5,8 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
 
-.PHONY: run shell test lint format typecheck bench-sandbox bench-store clean
+.PHONY: run shell test lint format typecheck clean \
+	bench-sandbox bench-store bench-http bench-agent bench-replay bench-mcp
 
 $(STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "Sluice needs Python 3.11 or newer")'
@@ -40,6 +41,18 @@ bench-sandbox: $(STAMP)
 
 bench-store: $(STAMP)
 	$(BIN)/python -m benchmarks.bench_store
+
+bench-http: $(STAMP)
+	$(BIN)/python -m benchmarks.bench_http
+
+bench-agent: $(STAMP)
+	$(BIN)/python -m benchmarks.bench_agent
+
+bench-replay: $(STAMP)
+	$(BIN)/python -m benchmarks.bench_replay
+
+bench-mcp: $(STAMP)
+	$(BIN)/python -m benchmarks.bench_mcp
 
 clean:
 	rm -rf $(VENV) var/*.db .pytest_cache .mypy_cache .ruff_cache

@@ -16,7 +16,7 @@ from gateway.http import problems
 from gateway.http.body_limit import BodyLimit
 from gateway.http.routes import agent, catalog, health, programs, reads, use_cases
 from gateway.mcp.http import PATH as MCP_PATH
-from gateway.mcp.http import mcp_over_http
+from gateway.mcp.http import McpOverHttp
 from gateway.policy.rate import RateLimiter
 from gateway.read_side import ReadSide
 
@@ -34,14 +34,14 @@ def create_app(
 
     `host` is the interface served: on loopback, /mcp refuses other Host headers."""
     elicit = os.environ.get("SLUICE_MCP_ELICITATION", "on") != "off"
-    mcp_endpoint, mcp_sessions = mcp_over_http(sluice.gateway, host=host, elicit=elicit)
+    mcp = McpOverHttp(sluice.gateway, host=host, elicit=elicit)
 
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
         if projector:
             sluice.projector.start()
         try:
-            async with mcp_sessions.run():
+            async with mcp.sessions():
                 yield
         finally:
             if projector:
@@ -68,7 +68,7 @@ def create_app(
         app.include_router(module.router)
     app.include_router(console_router)
     app.router.routes.append(
-        Route(MCP_PATH, mcp_endpoint, methods=["GET", "POST", "DELETE"], include_in_schema=False)
+        Route(MCP_PATH, mcp.endpoint, methods=["GET", "POST", "DELETE"], include_in_schema=False)
     )
     limit = max_body_bytes or int(os.environ.get("SLUICE_MAX_BODY_BYTES", DEFAULT_MAX_BODY_BYTES))
     app.add_middleware(BodyLimit, max_bytes=limit)

@@ -8,6 +8,8 @@ each tool call then authenticates its own request again, so revocation applies a
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from typing import Any
 
 import anyio.to_thread
@@ -26,6 +28,7 @@ from gateway.mcp.server import SluiceMCP
 PATH = "/mcp"
 # JSON-RPC leaves -32000 to -32099 to servers: this one means "no key that names anyone".
 UNAUTHENTICATED = -32001
+UNAVAILABLE = -32002
 
 
 def bearer(headers: Any) -> str | None:
@@ -64,20 +67,44 @@ def _unauthenticated(error: GatewayError) -> JSONResponse:
     )
 
 
-def mcp_over_http(
-    gateway: Gateway, *, host: str, elicit: bool
-) -> tuple[ASGIApp, StreamableHTTPSessionManager]:
-    """The ASGI endpoint for PATH, and the manager whose `run()` its sessions live in."""
+class McpOverHttp:
+    """The ASGI endpoint for PATH, and `sessions()`, the context its sessions live in.
 
-    def who(ctx: Context[Any, Any]) -> PrincipalView:
-        return gateway.authenticate(bearer(ctx.headers))
+    The app's lifespan enters `sessions()`; each entry gets a fresh session manager (one
+    may run only once), so an app can be started more than once, as tests do."""
 
-    def console(ctx: Context[Any, Any]) -> str:
-        request = ctx.request_context.request
-        return str(request.base_url) if isinstance(request, Request) else "/"
+    def __init__(self, gateway: Gateway, *, host: str, elicit: bool) -> None:
+        def who(ctx: Context[Any, Any]) -> PrincipalView:
+            return gateway.authenticate(bearer(ctx.headers))
 
-    server = SluiceMCP(gateway, who, console, elicit=elicit)
-    # Builds the session manager (with DNS-rebinding checks when bound to loopback).
-    server.streamable_http_app(streamable_http_path=PATH, host=host)
-    manager = server.session_manager
-    return BearerGate(gateway, StreamableHTTPASGIApp(manager)), manager
+        def console(ctx: Context[Any, Any]) -> str:
+            request = ctx.request_context.request
+            return str(request.base_url) if isinstance(request, Request) else "/"
+
+        self.server = SluiceMCP(gateway, who, console, elicit=elicit)
+        self.host = host
+        self.endpoint = BearerGate(gateway, self._handle)
+        self._manager: StreamableHTTPSessionManager | None = None
+
+    @asynccontextmanager
+    async def sessions(self) -> AsyncIterator[None]:
+        # Builds a session manager, with DNS-rebinding checks when bound to loopback.
+        self.server.streamable_http_app(streamable_http_path=PATH, host=self.host)
+        manager = self.server.session_manager
+        async with manager.run():
+            self._manager = manager
+            try:
+                yield
+            finally:
+                self._manager = None
+
+    async def _handle(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if self._manager is None:
+            response = JSONResponse(
+                {"jsonrpc": "2.0", "id": None,
+                 "error": {"code": UNAVAILABLE, "message": "unavailable: MCP is not running"}},
+                status_code=503,
+            )  # fmt: skip
+            await response(scope, receive, send)
+            return
+        await StreamableHTTPASGIApp(self._manager)(scope, receive, send)
