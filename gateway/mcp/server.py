@@ -92,8 +92,8 @@ class SluiceMCP(MCPServer):
         @self.tool(
             title="Sheets of use cases",
             description=(
-                "The full sheets (arguments, result, errors, examples) of the named use cases, "
-                "and the function each one is inside a program."
+                "The full sheets of the named use cases: description, kind, parameters (JSON "
+                "Schema) and result. Inside a program each is a function called by keyword."
             ),
             annotations=READ_ONLY,
         )
