@@ -34,7 +34,8 @@ def create_app(
 
     `host` is the interface served: on loopback, /mcp refuses other Host headers."""
     elicit = os.environ.get("SLUICE_MCP_ELICITATION", "on") != "off"
-    mcp = McpOverHttp(sluice.gateway, host=host, elicit=elicit)
+    request_limiter = RateLimiter(sluice.caps.requests_per_minute)
+    mcp = McpOverHttp(sluice.gateway, request_limiter, host=host, elicit=elicit)
 
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
@@ -61,7 +62,7 @@ def create_app(
     )
     app.state.sluice = sluice
     app.state.read_side = ReadSide(sluice.gateway)
-    app.state.request_limiter = RateLimiter(sluice.caps.requests_per_minute)
+    app.state.request_limiter = request_limiter
     app.state.agent = Agent(sluice.gateway)  # answers 503 on use when no model is configured
     problems.install(app)
     for module in (health, catalog, use_cases, programs, reads, agent):

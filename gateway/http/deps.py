@@ -39,7 +39,12 @@ def get_principal(
     if credentials is None or credentials.scheme.lower() != "bearer":
         raise GatewayError("unauthenticated", "send `Authorization: Bearer <api key>`")
     principal = gateway.authenticate(credentials.credentials)
-    limiter: RateLimiter = request.app.state.request_limiter
+    admit(request.app.state.request_limiter, principal)
+    return principal
+
+
+def admit(limiter: RateLimiter, principal: PrincipalView) -> None:
+    """Count one request of the principal; past its cap, a rate-limited refusal."""
     wait = limiter.admit(principal.name)
     if wait is not None:
         raise GatewayError(
@@ -48,7 +53,6 @@ def get_principal(
             f"{limiter.per_minute} requests a minute; retry in {wait:.0f} s",
             extra={"retry_after": max(1, round(wait))},
         )
-    return principal
 
 
 GatewayDep = Annotated[Gateway, Depends(get_gateway)]

@@ -1,9 +1,9 @@
 """MCP over streamable HTTP, at /mcp on the gateway's own app: one port, one key per call.
 
-The key is the same `Authorization: Bearer` API key as the rest of the API. A request with
-none, or with an unknown or revoked key, is answered 401 (with a JSON-RPC error the client
-can show) before the MCP session sees it;
-each tool call then authenticates its own request again, so revocation applies at once.
+The key is the same `Authorization: Bearer` API key as the rest of the API, and counts
+against the same requests_per_minute cap. A request with none, or with an unknown or
+revoked key, is answered 401 (with a JSON-RPC error the client can show) before the MCP
+session sees it; each tool call then authenticates again, so revocation applies at once.
 """
 
 from __future__ import annotations
@@ -23,12 +23,15 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from application.principals import PrincipalView
 from gateway.errors import GatewayError
 from gateway.facade import Gateway
+from gateway.http.deps import admit
 from gateway.mcp.server import SluiceMCP
+from gateway.policy.rate import RateLimiter
 
 PATH = "/mcp"
 # JSON-RPC leaves -32000 to -32099 to servers: this one means "no key that names anyone".
 UNAUTHENTICATED = -32001
 UNAVAILABLE = -32002
+RATE_LIMITED = -32003
 
 
 def bearer(headers: Any) -> str | None:
@@ -39,31 +42,41 @@ def bearer(headers: Any) -> str | None:
 
 
 class BearerGate:
-    """Refuse, with a 401 problem, any MCP request whose key the gateway does not know."""
+    """Refuse any MCP request whose key the gateway does not know (401), or whose principal
+    is past its requests_per_minute cap (429)."""
 
-    def __init__(self, gateway: Gateway, app: ASGIApp) -> None:
+    def __init__(self, gateway: Gateway, limiter: RateLimiter, app: ASGIApp) -> None:
         self.gateway = gateway
+        self.limiter = limiter
         self.app = app
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "http":
             key = bearer(Headers(scope=scope))
             try:
-                await anyio.to_thread.run_sync(self.gateway.authenticate, key)
+                principal = await anyio.to_thread.run_sync(self.gateway.authenticate, key)
+                admit(self.limiter, principal)
             except GatewayError as error:
-                await _unauthenticated(error)(scope, receive, send)
+                await _refusal(error)(scope, receive, send)
                 return
         await self.app(scope, receive, send)
 
 
-def _unauthenticated(error: GatewayError) -> JSONResponse:
-    """401, in the words an MCP client reports: a JSON-RPC error (the request's id is not
-    read, so it is null), beside the Bearer challenge."""
-    message = f"{error.kind}: {error}; send `Authorization: Bearer <api key>`"
+def _refusal(error: GatewayError) -> JSONResponse:
+    """In the words an MCP client reports: a JSON-RPC error (the request's id is not read,
+    so it is null), with the HTTP status and headers of the refusal."""
+    if error.kind == "rate-limited":
+        status, code = 429, RATE_LIMITED
+        headers = {"Retry-After": str(error.extra["retry_after"])}
+        message = f"{error.kind}: {error}"
+    else:
+        status, code = 401, UNAUTHENTICATED
+        headers = {"WWW-Authenticate": 'Bearer realm="sluice"'}
+        message = f"{error.kind}: {error}; send `Authorization: Bearer <api key>`"
     return JSONResponse(
-        {"jsonrpc": "2.0", "id": None, "error": {"code": UNAUTHENTICATED, "message": message}},
-        status_code=401,
-        headers={"WWW-Authenticate": 'Bearer realm="sluice"'},
+        {"jsonrpc": "2.0", "id": None, "error": {"code": code, "message": message}},
+        status_code=status,
+        headers=headers,
     )
 
 
@@ -73,7 +86,7 @@ class McpOverHttp:
     The app's lifespan enters `sessions()`; each entry gets a fresh session manager (one
     may run only once), so an app can be started more than once, as tests do."""
 
-    def __init__(self, gateway: Gateway, *, host: str, elicit: bool) -> None:
+    def __init__(self, gateway: Gateway, limiter: RateLimiter, *, host: str, elicit: bool) -> None:
         def who(ctx: Context[Any, Any]) -> PrincipalView:
             return gateway.authenticate(bearer(ctx.headers))
 
@@ -83,7 +96,7 @@ class McpOverHttp:
 
         self.server = SluiceMCP(gateway, who, console, elicit=elicit)
         self.host = host
-        self.endpoint = BearerGate(gateway, self._handle)
+        self.endpoint = BearerGate(gateway, limiter, self._handle)
         self._manager: StreamableHTTPSessionManager | None = None
 
     @asynccontextmanager
