@@ -15,7 +15,7 @@ from rich.markup import escape
 from application.principals import PrincipalView
 from gateway.agent import Agent
 from gateway.bootstrap import Sluice
-from gateway.cli.render import show_outcome, show_preview
+from gateway.cli.render import show_handoff, show_outcome, show_preview
 from gateway.errors import GatewayError
 
 GREETING = """Sluice agent, acting as {principal} ({role}). Store: {where}
@@ -106,14 +106,7 @@ def _decide(
     """Show the preview and ask; a stale preview comes back fresh and is asked again."""
     gateway = sluice.gateway
     if not principal.decides:
-        show_preview(console, proposal["preview"])
-        console.print(
-            f"Proposal {proposal['id']} waits for a person: this key has scope agent. "
-            f"Confirm it with `sluice confirm {proposal['id']}` and a human key, or in the "
-            "web console.",
-            highlight=False,
-            markup=False,
-        )
+        show_handoff(console, proposal)
         return
     while True:
         show_preview(console, proposal["preview"])

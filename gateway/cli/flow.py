@@ -8,7 +8,7 @@ import typer
 from rich.console import Console
 
 from application.principals import PrincipalView
-from gateway.cli.render import show_preview
+from gateway.cli.render import show_handoff, show_preview
 from gateway.errors import GatewayError
 from gateway.facade import Gateway
 
@@ -33,14 +33,7 @@ def submit(
     if proposal["status"] != "pending":
         return _only_outcome(proposal["outcome"])
     if not principal.decides:
-        show_preview(console, proposal["preview"])
-        console.print(
-            f"Proposal {proposal['id']} waits for a person: this key has scope agent, so it "
-            f"may propose but not confirm. Confirm it with `sluice confirm {proposal['id']}` "
-            "and a human key, or in the web console.",
-            highlight=False,
-            markup=False,
-        )
+        show_handoff(console, proposal)
         return {"status": "pending", "changed": "nothing", "events": [],
                 "result": proposal["preview"]["result"], "error": None,
                 "run_id": proposal["id"]}  # fmt: skip

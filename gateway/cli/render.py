@@ -43,6 +43,18 @@ def show_preview(console: Console, preview: dict[str, Any]) -> None:
         console.print("[bold]Caps used:[/]", escape(", ".join(used)), highlight=False)
 
 
+def show_handoff(console: Console, proposal: dict[str, Any]) -> None:
+    """An agent key's proposal: its preview, and who may confirm it, and where."""
+    show_preview(console, proposal["preview"])
+    console.print(
+        f"Proposal {proposal['id']} waits for a person: this key has scope agent, so it may "
+        f"propose but not confirm. Confirm it with `sluice confirm {proposal['id']}` and a "
+        "human key, or in the web console.",
+        highlight=False,
+        markup=False,
+    )
+
+
 def show_outcome(console: Console, outcome: dict[str, Any]) -> None:
     status = outcome["status"]
     if status == "committed":

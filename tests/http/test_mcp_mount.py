@@ -15,17 +15,8 @@ from gateway.http.app import create_app
 from gateway.program.sandbox import Sandbox
 from tests.conftest import TEST_CAPS, Clock
 from tests.http.conftest import auth
+from tests.mcp.support import INITIALIZE
 
-INITIALIZE = {
-    "jsonrpc": "2.0",
-    "id": 1,
-    "method": "initialize",
-    "params": {
-        "protocolVersion": "2025-11-25",
-        "capabilities": {},
-        "clientInfo": {"name": "probe", "version": "0"},
-    },
-}
 HEADERS_ACCEPT = {"Accept": "application/json, text/event-stream"}
 HEADERS = auth("alice") | HEADERS_ACCEPT
 

@@ -99,6 +99,17 @@ def store_env(url: str) -> dict[str, str]:
     return {**os.environ, "SLUICE_DATABASE_URL": url, "SLUICE_CAP_PROGRAMS_PER_MINUTE": "1000"}
 
 
+# The first request of a session, for tests that probe /mcp with plain HTTP.
+INITIALIZE = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "initialize",
+    "params": {
+        "protocolVersion": "2025-11-25",
+        "capabilities": {},
+        "clientInfo": {"name": "probe", "version": "0"},
+    },
+}
 AGENT_KEY = "sk-agent-demo-alice"
 HUMAN_KEY = "sk-demo-alice"
 

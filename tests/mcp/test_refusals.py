@@ -11,6 +11,7 @@ import pytest
 
 from tests.mcp.support import (
     AGENT_KEY,
+    INITIALIZE,
     SLUICE,
     Person,
     Target,
@@ -104,17 +105,7 @@ def test_http_mcp_answers_401_to_a_key_that_names_no_one(
     headers = {"Accept": "application/json, text/event-stream"}
     if header:
         headers["Authorization"] = header
-    initialize = {
-        "jsonrpc": "2.0",
-        "id": 1,
-        "method": "initialize",
-        "params": {
-            "protocolVersion": "2025-11-25",
-            "capabilities": {},
-            "clientInfo": {"name": "probe", "version": "0"},
-        },
-    }
-    answer = httpx.post(f"{http_target.base}/mcp", json=initialize, headers=headers)
+    answer = httpx.post(f"{http_target.base}/mcp", json=INITIALIZE, headers=headers)
     assert answer.status_code == 401
     assert answer.headers["www-authenticate"].startswith("Bearer")
     error = answer.json()["error"]
@@ -161,7 +152,7 @@ def test_http_mcp_on_loopback_refuses_a_foreign_host_or_origin(
         "Authorization": f"Bearer {AGENT_KEY}",
         **header,
     }
-    initialize = {"jsonrpc": "2.0", "id": 1, "method": "ping"}
-    answer = httpx.post(f"{http_target.base}/mcp", json=initialize, headers=headers)
+    ping = {"jsonrpc": "2.0", "id": 1, "method": "ping"}
+    answer = httpx.post(f"{http_target.base}/mcp", json=ping, headers=headers)
     assert answer.status_code in (403, 421), answer.text
     assert "Host" in answer.text or "Origin" in answer.text
