@@ -21,6 +21,15 @@ def free_port() -> int:
 @contextmanager
 def serving(argv: list[str], env: dict[str, str], *, timeout: float = 60) -> Iterator[str]:
     """Run `argv --port N` until /health answers; yield its base URL; stop it afterwards."""
+    with served_process(argv, env, timeout=timeout) as (base, _):
+        yield base
+
+
+@contextmanager
+def served_process(
+    argv: list[str], env: dict[str, str], *, timeout: float = 60
+) -> Iterator[tuple[str, subprocess.Popen[str]]]:
+    """As `serving`, and the server's process too (its pid, for a benchmark to watch)."""
     port = free_port()
     process = subprocess.Popen(
         [*argv, "--port", str(port)],
@@ -43,7 +52,7 @@ def serving(argv: list[str], env: dict[str, str], *, timeout: float = 60) -> Ite
                 output = process.stdout.read() if process.stdout else ""
                 raise AssertionError(f"{' '.join(argv)} did not come up:\n{output}")
             time.sleep(0.05)
-        yield base
+        yield base, process
     finally:
         process.terminate()
         process.wait(timeout=30)
