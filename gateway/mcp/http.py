@@ -101,8 +101,16 @@ class McpOverHttp:
 
     @asynccontextmanager
     async def sessions(self) -> AsyncIterator[None]:
-        # Builds a session manager, with DNS-rebinding checks when bound to loopback.
-        self.server.streamable_http_app(streamable_http_path=PATH, host=self.host)
+        # Builds a session manager, with DNS-rebinding checks when bound to loopback, and
+        # bounded: sessions a client never ends are closed once idle, and there are so many
+        # at most (a new one past that is answered 503).
+        caps = self.server.gateway.caps
+        self.server.streamable_http_app(
+            streamable_http_path=PATH,
+            host=self.host,
+            max_sessions=caps.mcp_sessions,
+            session_idle_timeout=caps.mcp_session_idle_seconds,
+        )
         manager = self.server.session_manager
         async with manager.run():
             self._manager = manager

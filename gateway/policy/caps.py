@@ -38,6 +38,11 @@ class Caps:
     requests_per_minute: int = 600
     proposal_ttl_seconds: int = 15 * 60
     complete_reads_at_once: bool = True
+    # MCP over HTTP: sessions open at once, and the seconds one may sit idle (no request in
+    # flight, no open stream) before it is closed. A session a client never ends holds
+    # about 40 KB until then; these bound that memory to about 40 MB.
+    mcp_sessions: int = 1000
+    mcp_session_idle_seconds: int = 10 * 60
 
     def program_limits(self) -> ProgramLimits:
         return ProgramLimits(
