@@ -6,6 +6,7 @@ import os
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
+import anyio
 from fastapi import FastAPI
 from starlette.routing import Route
 
@@ -14,6 +15,7 @@ from gateway.bootstrap import Sluice
 from gateway.console import router as console_router
 from gateway.http import problems
 from gateway.http.body_limit import BodyLimit
+from gateway.http.heap import trim_heap_periodically
 from gateway.http.routes import agent, catalog, health, programs, reads, use_cases
 from gateway.mcp.http import PATH as MCP_PATH
 from gateway.mcp.http import McpOverHttp
@@ -42,8 +44,11 @@ def create_app(
         if projector:
             sluice.projector.start()
         try:
-            async with mcp.sessions():
+            async with mcp.sessions(), anyio.create_task_group() as background:
+                # A long-lived server's RSS would otherwise creep up with freed heap.
+                background.start_soon(trim_heap_periodically)
                 yield
+                background.cancel_scope.cancel()
         finally:
             if projector:
                 sluice.projector.stop()
