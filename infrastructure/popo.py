@@ -53,4 +53,6 @@ class Factory(popo.POPOFactory):
 
 def make_view(factory: Factory, prefix: str) -> POPOReadModelView:
     """The read models of this in-memory store (one set per table prefix)."""
-    return factory.views.setdefault(prefix, POPOReadModelView(prefix))
+    if prefix not in factory.views:
+        factory.views[prefix] = POPOReadModelView(prefix, factory.views)
+    return factory.views[prefix]

@@ -20,7 +20,7 @@ from rich.table import Table
 
 from application import audit as audits
 from application.log import follow, read_log
-from application.read_models.replay import Replay
+from application.read_models.replay import Comparison, Replay
 from application.read_models.service import UnknownProjectionError
 from application.verify import verify
 from domain.errors import AccountNotFoundError
@@ -57,10 +57,20 @@ def replay(
     from_scratch: Annotated[
         bool, typer.Option("--from-scratch", help="Forget an earlier rebuild and start over.")
     ] = False,
+    swap: Annotated[
+        bool,
+        typer.Option(
+            "--swap", help="Then put the rebuild in place of the live model, in one transaction."
+        ),
+    ] = False,
     as_json: JsonOption = False,
 ) -> None:
-    """Rebuild read models from the log beside the live ones (resuming an interrupted rebuild),
-    then check the rebuilt models against the live ones."""
+    """Rebuild read models from the log beside the live ones (resuming an interrupted rebuild;
+    retrying every event set aside), check them against the live ones, and with --swap
+    replace the live ones by the rebuild. Exit 0 when the live models are equal to the
+    rebuild and hold no dead letter."""
+    if swap and to is not None:
+        _fail("--swap rebuilds to the log's head; leave out --to", 2)
     with _open() as sluice:
         rebuild = Replay(sluice.ledger)
         console = Console(stderr=True)
@@ -84,26 +94,36 @@ def replay(
 
             try:
                 results = rebuild.run(
-                    projection, to=to, from_scratch=from_scratch, progress=progress
+                    projection, to=to, from_scratch=from_scratch, swap=swap, progress=progress
                 )
             except UnknownProjectionError as error:
                 _fail(str(error), 2)
     if as_json:
         _print_json([r.to_json() for r in results])
     else:
-        for result in results:
-            verdict = {
-                True: "[green]equal[/]",
-                False: "[red]DIFFERENT[/]",
-                None: "[yellow]not compared[/]",
-            }
-            Console().print(
-                f"{result.projection}: rebuilt to position {result.position}, {result.rows} rows, "
-                f"{verdict[result.equal]} to the live model"
-            )
-            for difference in result.differences:
-                Console().print(f"  {difference}", markup=False)
-    raise typer.Exit(0 if all(r.equal for r in results) else 1)
+        _print_replay(results)
+    raise typer.Exit(0 if all(r.sound for r in results) else 1)
+
+
+def _print_replay(results: list[Comparison]) -> None:
+    console = Console()
+    verdict = {True: "[green]equal[/]", False: "[red]DIFFERENT[/]", None: "[yellow]not compared[/]"}
+    for result in results:
+        done = "swapped in, then brought to" if result.swapped else "rebuilt to"
+        console.print(
+            f"{result.projection}: {done} position {result.position}, {result.rows} rows, "
+            f"{verdict[result.equal]} to the live model"
+        )
+        for difference in result.differences:
+            console.print(f"  {difference}", markup=False)
+        for label, letters in (
+            ("live", result.live_dead_letters),
+            ("rebuilt", result.rebuilt_dead_letters),
+        ):
+            if letters:
+                console.print(f"  {len(letters)} event(s) set aside in the {label} model:")
+            for letter in letters[:20]:
+                console.print(f"    position {letter.position}: {letter.error}", markup=False)
 
 
 @audit_app.command("account")
