@@ -12,6 +12,7 @@ from eventsourcing.utils import get_topic
 
 from domain.account import Account, account_id
 from domain.errors import AccountNotFoundError
+from domain.registry import REGISTRY_ID, AccountRegistry
 
 OPENED_TOPIC = get_topic(Account.Opened)
 PAGE = 500
@@ -32,6 +33,15 @@ class Ledger(Application[UUID]):
             raise AccountNotFoundError(name) from None
         assert isinstance(account, Account)
         return account
+
+    def account_registry(self) -> AccountRegistry | None:
+        """The versioned set of accounts; None before the first account opened with it."""
+        try:
+            registry: object = self.repository.get(REGISTRY_ID)
+        except AggregateNotFoundError:
+            return None
+        assert isinstance(registry, AccountRegistry)
+        return registry
 
     def account_events(self, name: str) -> list[AggregateEvent]:
         return [e for e in self.events.get(account_id(name)) if isinstance(e, AggregateEvent)]

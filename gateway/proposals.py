@@ -238,7 +238,7 @@ class Proposals:
         ok: bool,
         encode: bool = True,
     ) -> dict[str, Any]:
-        stored = event_codec.encode(self.ledger, uow.events) if ok and uow and encode else []
+        stored = event_codec.encode(self.ledger, uow.recorded) if ok and uow and encode else []
         read_versions = {str(k): v for k, v in uow.read_versions().items()} if uow else {}
         fingerprint = {
             "principal": principal.name,
@@ -361,6 +361,8 @@ def _busy(run_id: str) -> GatewayError:
 
 
 def _references(run: Run) -> list[dict[str, Any]]:
+    """The accounts' events the run commits (the registry's, stored after them, are not)."""
+    previewed = run.preview["events"]
     return [
         {
             "account": shown["account"],
@@ -368,7 +370,7 @@ def _references(run: Run) -> list[dict[str, Any]]:
             "version": stored["originator_version"],
             "type": shown["type"],
         }
-        for shown, stored in zip(run.preview["events"], run.stored_events, strict=True)
+        for shown, stored in zip(previewed, run.stored_events[: len(previewed)], strict=True)
     ]
 
 
