@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed
 
 
 .PHONY: run shell test lint format typecheck clean \
-	bench-sandbox bench-store bench-http bench-agent bench-replay bench-mcp
+	bench-sandbox bench-store bench-http bench-agent bench-replay bench-mcp bench-bank
 
 $(STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "Sluice needs Python 3.11 or newer")'
@@ -53,6 +53,9 @@ bench-replay: $(STAMP)
 
 bench-mcp: $(STAMP)
 	$(BIN)/python -m benchmarks.bench_mcp
+
+bench-bank: $(STAMP)
+	$(BIN)/python -m benchmarks.bench_bank
 
 clean:
 	rm -rf $(VENV) var/*.db .pytest_cache .mypy_cache .ruff_cache

@@ -23,6 +23,15 @@ def default_database_url(root: Path | None = None) -> str:
     return f"sqlite://{base.resolve()}"
 
 
+def redacted(database_url: str) -> str:
+    """The URL without its password, to print or log."""
+    parts = urlsplit(database_url)
+    if not parts.password:
+        return database_url
+    netloc = parts.netloc.replace(f":{parts.password}@", ":***@", 1)
+    return parts._replace(netloc=netloc).geturl()
+
+
 def eventsourcing_env(database_url: str) -> dict[str, str]:
     """The eventsourcing environment for a database URL, or a StoreConfigError naming it."""
     parts = urlsplit(database_url)

@@ -41,6 +41,8 @@ class Sluice:
         self.limits = self.caps.program_limits()
         self.catalog = Catalog(DIRECTORY_HEADER, BANK_USE_CASES)
         self.ledger = Ledger(env=eventsourcing_env(self.database_url))
+        # True when another process (`sluice project`) keeps the read models current.
+        self.projected_elsewhere = False
 
     @cached_property
     def sandbox(self) -> Sandbox:
@@ -63,7 +65,7 @@ class Sluice:
         gateway = Gateway(self.ledger, self.catalog, self.runner, self.caps, clock=self.clock)
         # Without a running projector, each direct read brings the views up to date first.
         gateway.queries = ReadModelQueries(
-            self.read_models, is_fresh=lambda: self.projector.running
+            self.read_models, is_fresh=lambda: self.projected_elsewhere or self.projector.running
         )
         return gateway
 

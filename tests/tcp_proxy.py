@@ -29,6 +29,20 @@ class Proxy:
                 sock.close()
             self._sockets.clear()
 
+    def heal(self) -> None:
+        """Accept connections again."""
+        self.open = True
+
+    def upstream_ports(self) -> set[int]:
+        """The local ports of the connections to the target: how the target knows them."""
+        with self._lock:
+            ports = set()
+            for sock in self._sockets:
+                with contextlib.suppress(OSError):
+                    if sock.getpeername()[1] == self.target[1]:
+                        ports.add(sock.getsockname()[1])
+            return ports
+
     def close(self) -> None:
         self.cut()
         self.listener.close()

@@ -13,11 +13,11 @@ from rich.console import Console
 
 from application import principals
 from application.principals import PrincipalError, PrincipalView
-from application.store_config import StoreConfigError
+from application.store_config import StoreConfigError, redacted
 from gateway.bootstrap import Sluice
 from gateway.catalog import UnknownUseCaseError
 from gateway.cli.flow import decide, submit
-from gateway.cli.operate import audit_app, events, export, replay
+from gateway.cli.operate import audit_app, events, export, project, replay
 from gateway.cli.render import show_outcome
 from gateway.demo import demo_agent_keys, demo_keys, seed
 from gateway.errors import GatewayError
@@ -34,6 +34,7 @@ principal_app = typer.Typer(help="Principals and their API keys.", no_args_is_he
 app.add_typer(principal_app, name="principal")
 app.add_typer(audit_app, name="audit")
 app.command()(replay)
+app.command()(project)
 app.command()(events)
 app.command()(export)
 USAGE_ERROR = 2
@@ -262,6 +263,13 @@ def serve(
     with_demo: Annotated[
         bool, typer.Option("--demo", help="Seed the demo data first and print its keys.")
     ] = False,
+    projector: Annotated[
+        bool,
+        typer.Option(
+            "--projector/--no-projector",
+            help="Keep the read models current in this process, or leave it to `sluice project`.",
+        ),
+    ] = True,
 ) -> None:
     """Serve the HTTP API (uvicorn)."""
     import uvicorn
@@ -277,10 +285,11 @@ def serve(
                 f"http://{host}:{port}/v1/accounts\n"
             )
         typer.echo(
-            f"Serving {sluice.database_url} on http://{host}:{port}/ "
+            f"Serving {redacted(sluice.database_url)} on http://{host}:{port}/ "
             "(the web console at /, the API docs at /docs, MCP at /mcp)"
         )
-        app_ = create_app(sluice, projector=True, host=host)
+        sluice.projected_elsewhere = not projector
+        app_ = create_app(sluice, projector=projector, host=host)
         uvicorn.run(app_, host=host, port=port, log_level="warning")
 
 

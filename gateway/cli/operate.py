@@ -22,6 +22,7 @@ from application import audit as audits
 from application.log import follow, read_log
 from application.read_models.replay import Comparison, Replay
 from application.read_models.service import UnknownProjectionError
+from application.store_config import redacted
 from application.verify import verify
 from domain.errors import AccountNotFoundError
 from gateway.bootstrap import Sluice
@@ -124,6 +125,28 @@ def _print_replay(results: list[Comparison]) -> None:
                 console.print(f"  {len(letters)} event(s) set aside in the {label} model:")
             for letter in letters[:20]:
                 console.print(f"    position {letter.position}: {letter.error}", markup=False)
+
+
+def project(
+    interval: Annotated[
+        float, typer.Option("--interval", help="Seconds to wait when the log has nothing new.")
+    ] = 0.1,
+) -> None:
+    """Keep the read models current, and nothing else: the projector as a service of its own
+    (gateways then run `sluice serve --no-projector`). Any number may run: each window of
+    the log is applied once. Stops on SIGTERM or Ctrl-C."""
+    stop = threading.Event()
+    signal.signal(signal.SIGTERM, lambda *_: stop.set())
+    with _open() as sluice:
+        sluice.projector.interval = interval
+        sluice.projector.start()
+        Console(stderr=True).print(f"Projecting {redacted(sluice.database_url)}", highlight=False)
+        try:
+            while not stop.wait(1.0):
+                if not sluice.projector.running:
+                    _fail("the projector stopped")
+        except KeyboardInterrupt:
+            pass
 
 
 @audit_app.command("account")
