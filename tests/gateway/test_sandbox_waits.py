@@ -159,6 +159,38 @@ def test_a_worker_that_stays_busy_past_the_wait_is_unavailable_and_records_nothi
         sandbox.close()
 
 
+def test_a_stale_confirmation_that_meets_a_busy_sandbox_is_unavailable_and_stays_pending(
+    sqlite_ledger: Ledger, catalog: Catalog, clock: Clock
+) -> None:
+    sandbox = Sandbox(TEST_LIMITS, workers=1, wait_seconds=0.5)
+    try:
+        gateway = _gateway(sqlite_ledger, catalog, sandbox, clock)
+        alice = _alice(gateway)
+        teller = principals.find(gateway.ledger, "teller")
+        assert teller is not None
+        proposal = gateway.propose(alice, "python", PAY_BOB)
+        gateway.call(teller, "deposit", {"account": "alice", "amount": 5})  # the preview is stale
+        head = gateway.ledger.recorder.max_notification_id()
+
+        # A stale confirmation previews the program again: with no worker, it cannot.
+        with holding(sandbox), pytest.raises(GatewayError) as refused:
+            gateway.confirm(alice, proposal["id"], proposal["preview_hash"])
+
+        assert refused.value.kind == "unavailable"
+        assert refused.value.extra["retry_after"] == 1
+        assert gateway.ledger.recorder.max_notification_id() == head
+        assert gateway.proposal(alice, proposal["id"])["status"] == "pending"
+        # The retry meets the conflict as usual, with a fresh preview to confirm.
+        with pytest.raises(GatewayError) as stale:
+            gateway.confirm(alice, proposal["id"], proposal["preview_hash"])
+        assert stale.value.kind == "conflict"
+        fresh = stale.value.extra["proposal"]
+        outcome = gateway.confirm(alice, fresh["id"], fresh["preview_hash"])
+        assert outcome["status"] == "committed"
+    finally:
+        sandbox.close()
+
+
 def test_the_time_cap_still_stops_a_runaway_program_promptly(
     sqlite_ledger: Ledger, catalog: Catalog, one_worker: Sandbox, clock: Clock
 ) -> None:
