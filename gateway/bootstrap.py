@@ -15,6 +15,7 @@ from application.store_config import DATABASE_URL_VARIABLE, default_database_url
 from gateway.catalog import Catalog
 from gateway.facade import Gateway
 from gateway.policy.caps import Caps
+from gateway.program.pool_settings import PoolSettings
 from gateway.program.runner import ProgramRunner
 from gateway.program.sandbox import Sandbox
 from gateway.proposals import Clock, utc_now
@@ -29,10 +30,13 @@ class Sluice:
         caps: Caps | None = None,
         *,
         sandbox: Sandbox | None = None,
+        pool: PoolSettings | None = None,
         clock: Clock = utc_now,
     ) -> None:
         self.database_url = database_url or os.environ.get(DATABASE_URL_VARIABLE) or _default_url()
         self.caps = caps or Caps.from_env()
+        # Read now, so that a bad SLUICE_SANDBOX_* value stops the process at start.
+        self.pool = pool or PoolSettings.from_env()
         self.clock = clock
         # A sandbox given from outside (a test's shared pool) is its owner's to close.
         self._own_sandbox = sandbox is None
@@ -46,7 +50,7 @@ class Sluice:
 
     @cached_property
     def sandbox(self) -> Sandbox:
-        return Sandbox(self.limits)
+        return Sandbox(self.limits, workers=self.pool.workers, wait_seconds=self.pool.wait_seconds)
 
     @cached_property
     def runner(self) -> ProgramRunner:

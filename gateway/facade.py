@@ -6,6 +6,8 @@ Every entry takes the authenticated principal; HTTP, the CLI and the agent call 
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from pydantic import ValidationError
@@ -27,7 +29,7 @@ from gateway.policy.access import PrincipalGuard, denial, may_call
 from gateway.policy.caps import Caps
 from gateway.policy.rate import RateLimiter
 from gateway.program.runner import ProgramRunner
-from gateway.program.sandbox import CallRefusedError
+from gateway.program.sandbox import CallRefusedError, SandboxBusyError
 from gateway.proposals import Clock, Proposals, Recorder, utc_now
 from gateway.runs import outcome_json
 
@@ -128,7 +130,8 @@ class Gateway:
                 f"{self.caps.programs_per_minute} programs a minute; retry in {wait:.0f} s",
                 extra={"retry_after": max(1, round(wait))},
             )
-        return self.proposals.propose(principal, language, source, request=request)
+        with _sandbox_busy_is_unavailable():
+            return self.proposals.propose(principal, language, source, request=request)
 
     def proposal(self, principal: PrincipalView, run_id: str) -> dict[str, Any]:
         return self.proposals.get(principal, run_id)
@@ -142,7 +145,9 @@ class Gateway:
         record: Recorder | None = None,
     ) -> dict[str, Any]:
         self.check_decides(principal, run_id, "confirm")
-        return self.proposals.confirm(principal, run_id, preview_hash, record=record)
+        # A stale confirmation previews the program again, so it may meet a busy sandbox.
+        with _sandbox_busy_is_unavailable():
+            return self.proposals.confirm(principal, run_id, preview_hash, record=record)
 
     def reject(self, principal: PrincipalView, run_id: str) -> dict[str, Any]:
         self.check_decides(principal, run_id, "reject")
@@ -237,6 +242,20 @@ class Gateway:
     def _record_failure(self, principal: PrincipalView, source: str, error: str) -> str:
         run = self.proposals.failed_run(principal, source, error)
         return str(run.id)
+
+
+@contextmanager
+def _sandbox_busy_is_unavailable() -> Iterator[None]:
+    """No worker came free: the program did not run, so nothing is recorded; retry later."""
+    try:
+        yield
+    except SandboxBusyError as busy:
+        raise GatewayError(
+            "unavailable",
+            f"{busy}; the program did not run and nothing was written; "
+            f"retry in {busy.retry_after} s",
+            extra={"retry_after": busy.retry_after},
+        ) from None
 
 
 __all__ = ["Gateway", "GatewayError"]

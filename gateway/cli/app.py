@@ -22,6 +22,7 @@ from gateway.cli.render import show_outcome
 from gateway.demo import demo_agent_keys, demo_keys, seed
 from gateway.errors import GatewayError
 from gateway.policy.caps import CapsConfigError
+from gateway.program.pool_settings import PoolConfigError
 
 app = typer.Typer(
     name="sluice",
@@ -52,7 +53,7 @@ AsOption = Annotated[
 def _open() -> Sluice:
     try:
         return Sluice()
-    except (StoreConfigError, CapsConfigError) as error:
+    except (StoreConfigError, CapsConfigError, PoolConfigError) as error:
         _usage_error(str(error))
 
 

@@ -27,6 +27,7 @@ from application.verify import verify
 from domain.errors import AccountNotFoundError
 from gateway.bootstrap import Sluice
 from gateway.policy.caps import CapsConfigError
+from gateway.program.pool_settings import PoolConfigError
 
 audit_app = typer.Typer(help="Answer: why did this change, who asked, who confirmed?")
 JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON instead of tables.")]
@@ -37,7 +38,7 @@ def _open() -> Sluice:
 
     try:
         return Sluice()
-    except (StoreConfigError, CapsConfigError) as error:
+    except (StoreConfigError, CapsConfigError, PoolConfigError) as error:
         _fail(str(error), 2)
 
 
