@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed
 
 
 .PHONY: run shell test lint format typecheck clean \
-	bench-sandbox bench-store bench-http bench-agent bench-replay bench-mcp bench-bank
+	bench-sandbox bench-store bench-http bench-agent bench-replay bench-mcp bench-bank bench-sandbox-waits
 
 $(STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "Sluice needs Python 3.11 or newer")'
@@ -41,6 +41,9 @@ bench-sandbox: $(STAMP)
 
 bench-store: $(STAMP)
 	$(BIN)/python -m benchmarks.bench_store
+
+bench-sandbox-waits: $(STAMP)
+	$(BIN)/python -m benchmarks.bench_sandbox_waits
 
 bench-http: $(STAMP)
 	$(BIN)/python -m benchmarks.bench_http
