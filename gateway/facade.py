@@ -33,6 +33,9 @@ from gateway.program.sandbox import CallRefusedError, SandboxBusyError
 from gateway.proposals import Clock, Proposals, Recorder, utc_now
 from gateway.runs import outcome_json
 
+# How many times a direct call is done again, on fresh state, when its commit meets a change.
+DIRECT_ATTEMPTS = 3
+
 
 class Gateway:
     def __init__(
@@ -104,20 +107,30 @@ class Gateway:
             raise GatewayError("bad-request", f"{name}: {describe(error)}") from None
         source = json.dumps({"use_case": name, "arguments": plain(use_case.model_dump())})
         visible = principal.owns if principal.scoped else None
-        uow = UnitOfWork(self.ledger, visible=visible)
-        try:
-            PrincipalGuard(principal, self.catalog, self.caps).check_call(use_case)
-            if self.queries is not None and self.queries.handles(use_case_class):
-                return self._query(use_case, visible, consistent=consistent)
-            result = self._execute(use_case, uow)
-        except CallRefusedError as refusal:
-            kind = STAGE_KINDS.get(refusal.stage, "refused")
-            run = self._record_failure(principal, source, str(refusal))
-            raise GatewayError(kind, str(refusal), run_id=run) from None
-        if not uow.events and use_case_class.kind == "read":
-            return {"status": "committed", "changed": "nothing", "events": [], "result": result,
-                    "error": None, "run_id": None}  # fmt: skip
-        return self._commit_direct(principal, source, uow, result, record)
+        # A direct call has no preview a person agreed to: when the accounts it read moved
+        # before its commit, doing it again on their new state is what was asked.
+        for attempt in range(1, DIRECT_ATTEMPTS + 1):
+            uow = UnitOfWork(self.ledger, visible=visible)
+            try:
+                PrincipalGuard(principal, self.catalog, self.caps).check_call(use_case)
+                if self.queries is not None and self.queries.handles(use_case_class):
+                    return self._query(use_case, visible, consistent=consistent)
+                result = self._execute(use_case, uow)
+            except CallRefusedError as refusal:
+                kind = STAGE_KINDS.get(refusal.stage, "refused")
+                run = self._record_failure(principal, source, str(refusal))
+                raise GatewayError(kind, str(refusal), run_id=run) from None
+            if not uow.events and use_case_class.kind == "read":
+                return {"status": "committed", "changed": "nothing", "events": [],
+                        "result": result, "error": None, "run_id": None}  # fmt: skip
+            try:
+                return self._commit_direct(principal, source, uow, result, record)
+            except ConflictError as conflict:
+                if attempt == DIRECT_ATTEMPTS:
+                    raise GatewayError(
+                        "conflict", f"{conflict} (tried {DIRECT_ATTEMPTS} times)"
+                    ) from None
+        raise AssertionError("unreachable")
 
     def propose(
         self, principal: PrincipalView, language: str, source: str, *, request: str | None = None
@@ -227,10 +240,7 @@ class Gateway:
         run = self.proposals.direct_run(principal, source, uow, shown, result)
         response = outcome_json(run)
         kept = [record(response)] if record else []
-        try:
-            committed = uow.commit(run, *kept)
-        except ConflictError as conflict:
-            raise GatewayError("conflict", str(conflict)) from None
+        committed = uow.commit(run, *kept)
         if record:
             return response
         events = [
