@@ -8,6 +8,7 @@ from pathlib import Path
 
 from application.bank import BANK_USE_CASES, DIRECTORY_HEADER
 from application.ledger import Ledger
+from application.rate_counter import RateCounter, open_rate_counter
 from application.read_models.projector import Projector
 from application.read_models.queries import ReadModelQueries
 from application.read_models.service import LIVE, ReadModels, open_view
@@ -15,6 +16,7 @@ from application.store_config import DATABASE_URL_VARIABLE, default_database_url
 from gateway.catalog import Catalog
 from gateway.facade import Gateway
 from gateway.policy.caps import Caps
+from gateway.policy.rate import REQUESTS
 from gateway.program.pool_settings import PoolSettings
 from gateway.program.runner import ProgramRunner
 from gateway.program.sandbox import Sandbox
@@ -73,9 +75,18 @@ class Sluice:
         )
         return gateway
 
+    @cached_property
+    def request_counter(self) -> RateCounter:
+        """Counts requests_per_minute in the store: the HTTP API and /mcp of every process."""
+        return open_rate_counter(self.ledger, REQUESTS)
+
     def close(self) -> None:
         if "projector" in self.__dict__:
             self.projector.stop()
+        if "request_counter" in self.__dict__:
+            self.request_counter.close()
+        if "gateway" in self.__dict__:
+            self.gateway.rate.close()
         if self._own_sandbox and "sandbox" in self.__dict__:
             self.sandbox.close()
         self.ledger.close()

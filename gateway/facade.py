@@ -27,7 +27,7 @@ from gateway.errors import STAGE_KINDS, GatewayError
 from gateway.plans import plan_schema
 from gateway.policy.access import PrincipalGuard, denial, may_call
 from gateway.policy.caps import Caps
-from gateway.policy.rate import RateLimiter
+from gateway.policy.rate import PROGRAMS, RateLimiter
 from gateway.program.runner import ProgramRunner
 from gateway.program.sandbox import CallRefusedError, SandboxBusyError
 from gateway.proposals import Clock, Proposals, Recorder, utc_now
@@ -50,7 +50,7 @@ class Gateway:
         self.catalog = catalog
         self.caps = caps
         self.proposals = Proposals(ledger, catalog, runner, caps, clock)
-        self.rate = RateLimiter(caps.programs_per_minute)
+        self.rate = RateLimiter.in_store(ledger, PROGRAMS, caps.programs_per_minute)
         # Direct reads are answered from the read models when they are wired in.
         self.queries: ReadModelQueries | None = None
 

@@ -90,6 +90,7 @@ from infrastructure.postgres.errors import (
 )
 from infrastructure.postgres.factory import AsyncpgFactory
 from infrastructure.postgres.process_recorder import AsyncpgProcessRecorder
+from infrastructure.postgres.rate import AsyncpgRateCounter, make_rate_counter
 from infrastructure.postgres.settings import PostgresSettings
 from infrastructure.postgres.subscription import AsyncpgSubscription
 from infrastructure.postgres.tracking_recorder import AsyncpgTrackingRecorder
@@ -103,6 +104,7 @@ __all__ = [
     "AsyncpgDatastore",
     "AsyncpgFactory",
     "AsyncpgProcessRecorder",
+    "AsyncpgRateCounter",
     "AsyncpgReadModelView",
     "AsyncpgSubscription",
     "AsyncpgTrackingRecorder",
@@ -115,5 +117,6 @@ __all__ = [
     "RetryableError",
     "StoreConnectionError",
     "StoreUnavailableError",
+    "make_rate_counter",
     "make_view",
 ]
