@@ -276,8 +276,14 @@ def serve(
     import uvicorn
 
     from gateway.http.app import create_app
+    from gateway.mcp.state_keys import StateKeysConfigError
 
     with _open() as sluice:
+        sluice.projected_elsewhere = not projector
+        try:
+            app_ = create_app(sluice, projector=projector, host=host)
+        except StateKeysConfigError as error:
+            _usage_error(str(error))
         if with_demo:
             seed(sluice.gateway)
             _print_demo_keys()
@@ -289,8 +295,6 @@ def serve(
             f"Serving {redacted(sluice.database_url)} on http://{host}:{port}/ "
             "(the web console at /, the API docs at /docs, MCP at /mcp)"
         )
-        sluice.projected_elsewhere = not projector
-        app_ = create_app(sluice, projector=projector, host=host)
         uvicorn.run(app_, host=host, port=port, log_level="warning")
 
 
@@ -316,6 +320,7 @@ def mcp(
     """Serve MCP on stdin/stdout as the principal of SLUICE_API_KEY (for a desktop client)."""
     import os
 
+    from gateway.mcp.state_keys import StateKeysConfigError
     from gateway.mcp.stdio import serve_stdio
 
     key = os.environ.get("SLUICE_API_KEY")
@@ -326,6 +331,8 @@ def mcp(
             serve_stdio(sluice.gateway, key, console_url=console_url, elicit=elicitation)
         except GatewayError as refused:
             _usage_error(f"SLUICE_API_KEY: {refused}")
+        except StateKeysConfigError as error:
+            _usage_error(str(error))
 
 
 @app.command()

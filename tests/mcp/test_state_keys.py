@@ -6,6 +6,7 @@ is written."""
 from __future__ import annotations
 
 import secrets
+import subprocess
 from collections.abc import Iterator
 from contextlib import contextmanager
 from decimal import Decimal
@@ -13,8 +14,10 @@ from pathlib import Path
 
 import mcp_types as types
 import pytest
+from mcp.server.request_state import InvalidRequestState
 from mcp.shared.exceptions import MCPError
 
+from gateway.mcp.state_keys import VARIABLE, StateKeysConfigError, request_state_security
 from tests.mcp.support import (
     AGENT_KEY,
     HUMAN_KEY,
@@ -29,7 +32,6 @@ from tests.mcp.support import (
 )
 from tests.served import serving
 
-pytestmark = pytest.mark.asyncio
 ACCEPT = {"confirm": types.ElicitResult(action="accept", content={"confirm": True})}
 
 
@@ -62,6 +64,7 @@ async def alice_balance(target: Target) -> Decimal:
         return await balance(client)
 
 
+@pytest.mark.asyncio
 async def test_a_confirmation_asked_on_one_process_commits_on_another(tmp_path: Path) -> None:
     keys = secrets.token_hex(32)
     with two_gateways(tmp_path / "shared.db", keys, keys) as (first, second):
@@ -82,6 +85,7 @@ async def test_a_confirmation_asked_on_one_process_commits_on_another(tmp_path: 
         assert await alice_balance(first) == before - Decimal("4.50")
 
 
+@pytest.mark.asyncio
 async def test_other_keys_refuse_the_answer_and_write_nothing(tmp_path: Path) -> None:
     with two_gateways(tmp_path / "shared.db", secrets.token_hex(32), secrets.token_hex(32)) as (
         first,
@@ -104,3 +108,52 @@ async def test_other_keys_refuse_the_answer_and_write_nothing(tmp_path: Path) ->
         assert "SLUICE_MCP_STATE_KEYS" in message and "nothing was written" in message
         assert await alice_balance(first) == before
         assert await alice_balance(second) == before
+
+
+def test_keys_rotate_the_first_seals_and_all_open() -> None:
+    old, new = secrets.token_hex(32), secrets.token_hex(32)
+    sealed_before = request_state_security({VARIABLE: old}).codec.seal(b"asked")
+    during = request_state_security({VARIABLE: f"{new}, {old}"})
+    sealed_during = during.codec.seal(b"asked again")
+    after = request_state_security({VARIABLE: new})
+
+    assert during.codec.unseal(sealed_before) == b"asked"
+    assert after.codec.unseal(sealed_during) == b"asked again"
+    with pytest.raises(InvalidRequestState):
+        after.codec.unseal(sealed_before)
+
+
+@pytest.mark.parametrize(
+    ("value", "error"),
+    [
+        ("abc", "key 1 of 1 is not hexadecimal; generate a key with: python -c"),
+        ("00" * 16, "key 1 of 1 is 16 bytes; a key needs at least 32 random bytes (64 hex"),
+        (f"{'ab' * 32},,{'cd' * 32}", "key 2 of 3 is empty; separate keys with single commas"),
+        (f"{'ab' * 32},{'AB' * 32}", "key 2 of 2 repeats key 1"),
+    ],
+)
+def test_malformed_keys_are_refused_naming_the_variable(value: str, error: str) -> None:
+    with pytest.raises(StateKeysConfigError) as refused:
+        request_state_security({VARIABLE: value})
+
+    assert str(refused.value).startswith(f"{VARIABLE}: {error}")
+
+
+@pytest.mark.parametrize("command", ["serve", "mcp"])
+def test_a_gateway_with_malformed_keys_does_not_start(command: str, tmp_path: Path) -> None:
+    env = store_env(f"sqlite://{tmp_path / 'keys.db'}") | {
+        VARIABLE: "not-a-key",
+        "SLUICE_API_KEY": HUMAN_KEY,
+    }
+    subprocess.run([SLUICE, "demo"], env=env, capture_output=True, check=True)
+    done = subprocess.run(
+        [SLUICE, command, "--port", "1"] if command == "serve" else [SLUICE, command],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+
+    assert done.returncode == 2
+    assert f"error: {VARIABLE}: key 1 of 1 is not hexadecimal" in " ".join(done.stderr.split())
