@@ -6,17 +6,22 @@ the client calls again with the person's answer and that state. Behind a load ba
 the second call may reach another process, which can open the state only with the same
 keys: give every process the same SLUICE_MCP_STATE_KEYS.
 
-The variable holds comma-separated keys, each at least 32 random bytes written as hex
-(`python -c "import secrets; print(secrets.token_hex(32))"`). The first seals; all of them
-open, so keys rotate without a refused answer: add the new key second, then move it
-first, then drop the old one once no question sealed with it can still be answered.
+The variable holds comma-separated keys, each at least 32 random bytes written in
+base64url (`python -c "import secrets; print(secrets.token_urlsafe(32))"`) or in hex
+(`secrets.token_hex(32)`): an even number of hex digits is read as hex, anything else as
+base64. The first seals; all of them open, so keys rotate without a refused answer: add
+the new key second, then move it first, then drop the old one once no question sealed
+with it can still be answered.
 Unset, each process seals with a random key of its own, which suits one process only:
 an answer that reaches another process, or this one after a restart, is refused.
 """
 
 from __future__ import annotations
 
+import base64
+import binascii
 import os
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -27,7 +32,8 @@ from mcp_types import INVALID_PARAMS
 
 VARIABLE = "SLUICE_MCP_STATE_KEYS"
 MIN_KEY_BYTES = 32
-GENERATE = 'python -c "import secrets; print(secrets.token_hex(32))"'
+GENERATE = 'python -c "import secrets; print(secrets.token_urlsafe(32))"'
+HEX = re.compile(r"(?:[0-9a-fA-F]{2})+")
 REFUSED_STATE = "Invalid or expired requestState"
 
 
@@ -43,21 +49,30 @@ def parse_keys(raw: str) -> list[bytes]:
         where = f"{VARIABLE}: key {number} of {len(items)}"
         if not item:
             raise StateKeysConfigError(f"{where} is empty; separate keys with single commas")
-        try:
-            key = bytes.fromhex(item)
-        except ValueError:
+        key = _decoded(item)
+        if key is None:
             raise StateKeysConfigError(
-                f"{where} is not hexadecimal; generate a key with: {GENERATE}"
-            ) from None
+                f"{where} is neither base64url nor hex; generate a key with: {GENERATE}"
+            )
         if len(key) < MIN_KEY_BYTES:
             raise StateKeysConfigError(
                 f"{where} is {len(key)} bytes; a key needs at least {MIN_KEY_BYTES} random "
-                f"bytes ({2 * MIN_KEY_BYTES} hex digits); generate one with: {GENERATE}"
+                f"bytes (43 base64url characters, or 64 hex digits); generate one with: "
+                f"{GENERATE}"
             )
         if key in keys:
             raise StateKeysConfigError(f"{where} repeats key {keys.index(key) + 1}")
         keys.append(key)
     return keys
+
+
+def _decoded(item: str) -> bytes | None:
+    if HEX.fullmatch(item):
+        return bytes.fromhex(item)
+    try:
+        return base64.b64decode(item + "=" * (-len(item) % 4), altchars=b"-_", validate=True)
+    except (binascii.Error, ValueError):
+        return None
 
 
 def request_state_security(env: Mapping[str, str] | None = None) -> RequestStateSecurity:

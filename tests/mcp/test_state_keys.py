@@ -66,7 +66,7 @@ async def alice_balance(target: Target) -> Decimal:
 
 @pytest.mark.asyncio
 async def test_a_confirmation_asked_on_one_process_commits_on_another(tmp_path: Path) -> None:
-    keys = secrets.token_hex(32)
+    keys = secrets.token_urlsafe(32)
     with two_gateways(tmp_path / "shared.db", keys, keys) as (first, second):
         before = await alice_balance(first)
         arguments = {"language": "python", "source": transfer("4.50", "across processes")}
@@ -111,7 +111,7 @@ async def test_other_keys_refuse_the_answer_and_write_nothing(tmp_path: Path) ->
 
 
 def test_keys_rotate_the_first_seals_and_all_open() -> None:
-    old, new = secrets.token_hex(32), secrets.token_hex(32)
+    old, new = secrets.token_hex(32), secrets.token_urlsafe(32)
     sealed_before = request_state_security({VARIABLE: old}).codec.seal(b"asked")
     during = request_state_security({VARIABLE: f"{new}, {old}"})
     sealed_during = during.codec.seal(b"asked again")
@@ -126,8 +126,9 @@ def test_keys_rotate_the_first_seals_and_all_open() -> None:
 @pytest.mark.parametrize(
     ("value", "error"),
     [
-        ("abc", "key 1 of 1 is not hexadecimal; generate a key with: python -c"),
-        ("00" * 16, "key 1 of 1 is 16 bytes; a key needs at least 32 random bytes (64 hex"),
+        ("not a key!", "key 1 of 1 is neither base64url nor hex; generate a key with: python"),
+        ("00" * 16, "key 1 of 1 is 16 bytes; a key needs at least 32 random bytes (43 base64"),
+        ("c2hvcnQ", "key 1 of 1 is 5 bytes; a key needs at least 32 random bytes"),
         (f"{'ab' * 32},,{'cd' * 32}", "key 2 of 3 is empty; separate keys with single commas"),
         (f"{'ab' * 32},{'AB' * 32}", "key 2 of 2 repeats key 1"),
     ],
@@ -142,7 +143,7 @@ def test_malformed_keys_are_refused_naming_the_variable(value: str, error: str) 
 @pytest.mark.parametrize("command", ["serve", "mcp"])
 def test_a_gateway_with_malformed_keys_does_not_start(command: str, tmp_path: Path) -> None:
     env = store_env(f"sqlite://{tmp_path / 'keys.db'}") | {
-        VARIABLE: "not-a-key",
+        VARIABLE: "not a key!",
         "SLUICE_API_KEY": HUMAN_KEY,
     }
     subprocess.run([SLUICE, "demo"], env=env, capture_output=True, check=True)
@@ -156,4 +157,6 @@ def test_a_gateway_with_malformed_keys_does_not_start(command: str, tmp_path: Pa
     )
 
     assert done.returncode == 2
-    assert f"error: {VARIABLE}: key 1 of 1 is not hexadecimal" in " ".join(done.stderr.split())
+    assert f"error: {VARIABLE}: key 1 of 1 is neither base64url nor hex" in " ".join(
+        done.stderr.split()
+    )
