@@ -138,7 +138,9 @@ def _load_and_check(
     for client in clients:
         client.start()
     faults = _nemesis(nodes, settings, started, say) if settings.faults else []
-    time.sleep(max(0.0, started + settings.seconds - time.monotonic()))
+    # The load goes on a while after the last fault ends, so that recovery shows.
+    end = max(started + settings.seconds, max((f.healed for f in faults), default=0) + 5)
+    time.sleep(max(0.0, end - time.monotonic()))
     stop.set()
     for client in clients:
         client.join(timeout=60)
