@@ -31,6 +31,7 @@ POSTGRES_SCHEMA = "POSTGRES_SCHEMA"
 POSTGRES_SINGLE_ROW_TRACKING = "SINGLE_ROW_TRACKING"
 ORIGINATOR_ID_TYPE = "ORIGINATOR_ID_TYPE"
 POSTGRES_ENABLE_DB_FUNCTIONS = "POSTGRES_ENABLE_DB_FUNCTIONS"
+POSTGRES_APPLICATION_NAME = "POSTGRES_APPLICATION_NAME"
 
 
 @dataclass(frozen=True)
@@ -124,6 +125,7 @@ class PostgresSettings:
                 env, POSTGRES_IDLE_IN_TRANSACTION_SESSION_TIMEOUT, 5, int, "an integer"
             ),
             originator_id_type=cast(OriginatorIdType, id_type),
+            application_name=env.get(POSTGRES_APPLICATION_NAME) or "sluice",
         )
 
 
