@@ -88,16 +88,25 @@ class ReadSetConflictError(read_set.ReadSetConflictError):
         return cls(originator_id, int(read_version), int(current))
 
 
-def translate(exc: BaseException) -> PersistenceError | None:
-    """The persistence error for a driver error, or None if it is not one."""
+def translate(exc: BaseException, *, broken: bool = False) -> PersistenceError | None:
+    """The persistence error for a driver error, or None if it is not one.
+
+    `broken`: the call left its connection unusable (it was closed, or dropped
+    because asyncpg's protocol state can no longer be trusted). A client-side
+    error on such a connection means the connection was lost under the call.
+    """
     if isinstance(exc, PersistenceError):
         return exc
     message = str(exc) or type(exc).__name__
     if isinstance(exc, driver.PostgresError):
         return _from_sqlstate(driver.sqlstate(exc) or "", message, exc)
-    if isinstance(exc, driver.ConnectionDoesNotExistError | ConnectionError):
+    if isinstance(exc, ConnectionError):
         return ConnectionLostError(message)
-    if isinstance(exc, driver.ClientInterfaceError):
+    if isinstance(exc, driver.ClientDataError):
+        return DataError(message)
+    if isinstance(exc, driver.ClientInterfaceError | driver.InternalClientError):
+        if broken:
+            return ConnectionLostError(f"the connection to PostgreSQL broke: {message}")
         return InterfaceError(message)
     return None
 
