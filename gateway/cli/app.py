@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import logging
 import sys
 from pathlib import Path
 from typing import Annotated, NoReturn
@@ -278,6 +279,13 @@ def serve(
     from gateway.http.app import create_app
     from gateway.mcp.state_keys import StateKeysConfigError
 
+    # Plain log lines, set before the app exists. Left unset, the MCP SDK puts a rich
+    # handler on the root logger when the app builds its MCP server; its highlighted
+    # tracebacks cost about a second of CPU each, spent on the event loop when an error
+    # reaches an async handler, so every request and /health would wait behind it.
+    logging.basicConfig(
+        level=logging.WARNING, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
+    )
     with _open() as sluice:
         sluice.projected_elsewhere = not projector
         try:
