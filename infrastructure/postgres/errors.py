@@ -30,7 +30,7 @@ from infrastructure.postgres import driver
 READ_SET_CONFLICT_SQLSTATE = "SL409"
 
 _CONNECTION_GONE_SQLSTATES = frozenset({"57P01", "57P02", "25P03", "25P04"})
-_RETRYABLE_SQLSTATES = frozenset({"40001", "40P01", "57014"})
+_RETRYABLE_SQLSTATES = frozenset({"40001", "40P01"})
 _UNAVAILABLE_SQLSTATES = frozenset({"53300", "57P03"})
 
 
@@ -40,6 +40,10 @@ class RetryableError(OperationalError):
 
 class LockTimeoutError(RetryableError):
     """The insert lock was not granted within POSTGRES_LOCK_TIMEOUT."""
+
+
+class StatementTimeoutError(RetryableError):
+    """A statement ran longer than POSTGRES_STATEMENT_TIMEOUT (or was cancelled)."""
 
 
 class PoolTimeoutError(RetryableError):
@@ -116,6 +120,8 @@ def _from_sqlstate(code: str, message: str, exc: BaseException) -> PersistenceEr
         return ReadSetConflictError.from_detail(getattr(exc, "detail", None))
     if code == "55P03":
         return LockTimeoutError(message)
+    if code == "57014":
+        return StatementTimeoutError(message)
     if code in _RETRYABLE_SQLSTATES:
         return RetryableError(message)
     if code in _CONNECTION_GONE_SQLSTATES or code.startswith("08"):

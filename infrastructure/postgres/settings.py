@@ -24,6 +24,7 @@ POSTGRES_CONN_MAX_AGE = "POSTGRES_CONN_MAX_AGE"
 POSTGRES_PRE_PING = "POSTGRES_PRE_PING"
 POSTGRES_MAX_WAITING = "POSTGRES_MAX_WAITING"
 POSTGRES_LOCK_TIMEOUT = "POSTGRES_LOCK_TIMEOUT"
+POSTGRES_STATEMENT_TIMEOUT = "POSTGRES_STATEMENT_TIMEOUT"
 POSTGRES_POOL_SIZE = "POSTGRES_POOL_SIZE"
 POSTGRES_MAX_OVERFLOW = "POSTGRES_MAX_OVERFLOW"
 POSTGRES_IDLE_IN_TRANSACTION_SESSION_TIMEOUT = "POSTGRES_IDLE_IN_TRANSACTION_SESSION_TIMEOUT"
@@ -48,6 +49,7 @@ class PostgresSettings:
     pre_ping: bool = False
     max_waiting: int = 0
     lock_timeout: int = 0
+    statement_timeout: int = 0
     pool_size: int = 5
     max_overflow: int = 10
     idle_in_transaction_session_timeout: int = 5
@@ -62,6 +64,9 @@ class PostgresSettings:
             msg = (
                 f"Invalid originator_id_type '{self.originator_id_type}', must be 'uuid' or 'text'"
             )
+            raise ValueError(msg)
+        if self.lock_timeout < 0 or self.statement_timeout < 0:
+            msg = "POSTGRES_LOCK_TIMEOUT and POSTGRES_STATEMENT_TIMEOUT must not be negative"
             raise ValueError(msg)
         if self.pool_size < 1 or self.max_overflow < 0:
             msg = "POSTGRES_POOL_SIZE must be at least 1 and POSTGRES_MAX_OVERFLOW not negative"
@@ -80,6 +85,7 @@ class PostgresSettings:
             # lock; a server default of REPEATABLE READ would take it before.
             "default_transaction_isolation": "read committed",
             "lock_timeout": f"{self.lock_timeout}s",
+            "statement_timeout": f"{self.statement_timeout}s",
             "idle_in_transaction_session_timeout": (f"{self.idle_in_transaction_session_timeout}s"),
         }
 
@@ -119,6 +125,7 @@ class PostgresSettings:
             pre_ping=strtobool(env.get(POSTGRES_PRE_PING) or "no"),
             max_waiting=_number(env, POSTGRES_MAX_WAITING, 0, int, "an integer"),
             lock_timeout=_number(env, POSTGRES_LOCK_TIMEOUT, 0, int, "an integer"),
+            statement_timeout=_number(env, POSTGRES_STATEMENT_TIMEOUT, 0, int, "an integer"),
             pool_size=_number(env, POSTGRES_POOL_SIZE, 5, int, "an integer"),
             max_overflow=_number(env, POSTGRES_MAX_OVERFLOW, 10, int, "an integer"),
             idle_in_transaction_session_timeout=_number(

@@ -17,10 +17,12 @@ from eventsourcing.persistence import OperationalError, StoredEvent
 from domain.account import Account, account_id
 from infrastructure.postgres import (
     AsyncpgApplicationRecorder,
+    AsyncpgDatastore,
     ConnectionLostError,
     LockTimeoutError,
     PoolTimeoutError,
     RetryableError,
+    StatementTimeoutError,
     StoreUnavailableError,
 )
 from infrastructure.postgres.driver import Connection
@@ -301,3 +303,30 @@ async def test_a_call_cancelled_midway_ends_its_connection(
     assert pid != first[0]
     assert time.monotonic() - started < 5
     await datastore.aclose()
+
+
+def test_a_statement_past_the_statement_timeout_is_retryable(schema: str) -> None:
+    datastore = support.datastore(schema, statement_timeout=1, pool_size=1, max_overflow=0)
+
+    async def slow(conn: Connection) -> None:
+        await conn.execute("SELECT pg_sleep(5)")
+
+    try:
+        started = time.monotonic()
+        with pytest.raises(StatementTimeoutError) as timed_out:
+            datastore.run(slow)
+        assert time.monotonic() - started < 4
+        assert isinstance(timed_out.value, RetryableError)
+        assert "statement timeout" in str(timed_out.value)
+        # A clean server error: the same connection serves the next call.
+        pid = server_pid_of(datastore)
+        assert server_pid_of(datastore) == pid
+    finally:
+        datastore.close()
+
+
+def server_pid_of(datastore: AsyncpgDatastore) -> int:
+    async def pid(conn: Connection) -> int:
+        return conn.get_server_pid()
+
+    return datastore.run(pid)
