@@ -201,16 +201,30 @@ class StatementEntry(Shape):
     timestamp: str
 
 
+class HealthCheck(Shape):
+    name: str
+    status: Literal["ok", "degraded"]
+    detail: str
+
+
 class Health(Shape):
     model_config = ConfigDict(
         extra="allow",
         json_schema_extra={
-            "examples": [{"status": "ok", "store": "reachable", "log_position": 30}]
+            "examples": [
+                {
+                    "status": "ok",
+                    "store": "reachable",
+                    "log_position": 30,
+                    "checks": [{"name": "store", "status": "ok", "detail": "reachable"}],
+                }
+            ]
         },
     )
     status: Literal["ok", "degraded"]
     store: str
     log_position: int | None = None
+    checks: list[HealthCheck] = []
 
 
 class Problem(Shape):
