@@ -41,7 +41,8 @@ class Proxy:
             data, self._held = bytes(self._held), bytearray()
             client = self._held_for
         if client is not None and data:
-            client.sendall(data)
+            with contextlib.suppress(OSError):  # the client may have given up meanwhile
+                client.sendall(data)
 
     def cut(self) -> None:
         """Close every connection and refuse new ones, as a dead link would."""
@@ -106,6 +107,11 @@ class Proxy:
             else:
                 sockets = [source, sink]
             for sock in sockets:
+                # Shut down before closing: the pump of the other direction may be blocked
+                # in recv() on this socket, and a plain close() would then leave the
+                # connection open and silent instead of ended (a hang, not a cut).
+                with contextlib.suppress(OSError):
+                    sock.shutdown(socket.SHUT_RDWR)
                 with contextlib.suppress(OSError):
                     sock.close()
 
