@@ -14,7 +14,8 @@ APPLICATION/TRACKING/PROCESS_RECORDER_TOPIC variables. Differences:
 - POSTGRES_LOCK_TIMEOUT and the idle timeout are session settings sent when a
   connection opens (no SET LOCAL round trip per insert).
 - Two more: POSTGRES_STATEMENT_TIMEOUT (seconds, 0 = none, as for the lock
-  timeout; also sent when a connection opens) and POSTGRES_APPLICATION_NAME
+  timeout; also sent when a connection opens, and 2 s past it the client stops
+  waiting for an answer, for a link that went silent) and POSTGRES_APPLICATION_NAME
   (default "sluice"; how pg_stat_activity names this process's backends).
   The defaults here are eventsourcing's (no lock or statement timeout);
   SLUICE_DATABASE_URL brings bounded ones (application/store_config.py).

@@ -45,6 +45,7 @@ class AsyncpgDatastore:
             password=settings.get_password or settings.password,
             timeout=settings.connect_timeout,
             server_settings=settings.server_settings(),
+            command_timeout=settings.command_timeout,
         )
         self.lanes = LanePool(
             self.connect,

@@ -104,6 +104,7 @@ def connect_kwargs(
     password: PasswordSource,
     timeout: float,
     server_settings: dict[str, str],
+    command_timeout: float | None = None,
 ) -> dict[str, object]:
     return {
         "host": host,
@@ -113,6 +114,7 @@ def connect_kwargs(
         "password": password or None,
         "timeout": timeout,
         "server_settings": server_settings,
+        "command_timeout": command_timeout,
     }
 
 

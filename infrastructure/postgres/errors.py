@@ -106,6 +106,9 @@ def translate(exc: BaseException, *, broken: bool = False) -> PersistenceError |
         return _from_sqlstate(driver.sqlstate(exc) or "", message, exc)
     if isinstance(exc, ConnectionError):
         return ConnectionLostError(message)
+    if isinstance(exc, asyncio.TimeoutError | TimeoutError) and broken:
+        # asyncpg's command timeout: the server's answer did not come in time.
+        return ConnectionLostError("PostgreSQL did not answer in time; the connection was closed")
     if isinstance(exc, driver.ClientDataError):
         return DataError(message)
     if isinstance(exc, driver.ClientInterfaceError | driver.InternalClientError):

@@ -11,6 +11,8 @@ from eventsourcing.utils import Environment, resolve_topic, strtobool
 from infrastructure.postgres.sql import check_identifier
 
 OriginatorIdType = Literal["uuid", "text"]
+# Seconds past the statement timeout after which the client stops waiting for an answer.
+COMMAND_TIMEOUT_MARGIN = 2.0
 N = TypeVar("N", int, float)
 
 POSTGRES_DBNAME = "POSTGRES_DBNAME"
@@ -75,6 +77,18 @@ class PostgresSettings:
     @property
     def max_size(self) -> int:
         return self.pool_size + self.max_overflow
+
+    @property
+    def command_timeout(self) -> float | None:
+        """How long a call waits for the server's answer, client side (None: forever).
+
+        The statement timeout is enforced by the server, so it cannot end a wait on a
+        link that went silent (no reset, no end of file): the answer simply never comes.
+        The client therefore gives up a little after the server would have.
+        """
+        if not self.statement_timeout:
+            return None
+        return self.statement_timeout + COMMAND_TIMEOUT_MARGIN
 
     def server_settings(self) -> dict[str, str]:
         # Sent in the startup packet, so they cost no round trip; the lock

@@ -330,3 +330,33 @@ def server_pid_of(datastore: AsyncpgDatastore) -> int:
         return conn.get_server_pid()
 
     return datastore.run(pid)
+
+
+def test_a_link_gone_silent_ends_the_call_a_little_after_the_statement_timeout(
+    schema: str,
+) -> None:
+    # No reset, no end of file: the server's answer just never comes. Its statement
+    # timeout cannot help; the client gives up 2 s after it, and drops the connection.
+    server = (support.base_settings().host, support.base_settings().port)
+    with proxy(server) as link:
+        datastore = support.datastore(
+            schema, port=link.port, statement_timeout=1, pool_size=1, max_overflow=0
+        )
+        recorder = AsyncpgApplicationRecorder(datastore)
+        recorder.create_table()
+        try:
+            silent_pid = server_pid(recorder)
+            link.hold()
+            started = time.monotonic()
+            with pytest.raises(ConnectionLostError) as lost:
+                recorder.insert_events([event()])
+            waited = time.monotonic() - started
+            assert 2.5 < waited < 6
+            assert isinstance(lost.value, OperationalError)
+            assert "did not answer in time" in str(lost.value)
+
+            link.release()
+            assert recorder.max_notification_id() in (None, 1)  # the insert may have landed
+            assert server_pid(recorder) != silent_pid
+        finally:
+            datastore.close()

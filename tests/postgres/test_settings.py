@@ -103,6 +103,8 @@ def test_the_statement_timeout_and_the_application_name_are_ours() -> None:
     assert s.server_settings()["statement_timeout"] == "7s"
     assert s.server_settings()["application_name"] == "sluice-a"
     assert (settings().statement_timeout, settings().application_name) == (0, "sluice")
+    # The client stops waiting for an answer 2 s after the server would have given up.
+    assert (s.command_timeout, settings().command_timeout) == (9.0, None)
     with pytest.raises(OSError, match=r"POSTGRES_STATEMENT_TIMEOUT.*invalid"):
         settings(POSTGRES_STATEMENT_TIMEOUT="soon")
     with pytest.raises(ValueError, match="must not be negative"):
