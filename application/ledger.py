@@ -6,10 +6,11 @@ from collections.abc import Iterator
 from typing import ClassVar
 from uuid import UUID
 
-from eventsourcing.application import AggregateNotFoundError, Application
+from eventsourcing.application import AggregateNotFoundError, Application, Repository
 from eventsourcing.domain import AggregateEvent
-from eventsourcing.utils import get_topic
+from eventsourcing.utils import get_topic, strtobool
 
+from application.repository import BoundedRepository
 from domain.account import Account, account_id
 from domain.errors import AccountNotFoundError
 from domain.registry import REGISTRY_ID, AccountRegistry
@@ -25,6 +26,20 @@ class Ledger(Application[UUID]):
     # Keep recently used aggregates; each get fast-forwards them with newer stored events,
     # so a long-lived account is not replayed from its first event on every request.
     env: ClassVar[dict[str, str]] = {"AGGREGATE_CACHE_MAXSIZE": "10000"}
+
+    def construct_repository(self) -> Repository[UUID]:
+        # eventsourcing's own, with loads that do not queue behind a stalled one for long.
+        cache_maxsize = self.env.get(self.AGGREGATE_CACHE_MAXSIZE)
+        return BoundedRepository(
+            event_store=self.events,
+            snapshot_store=self.snapshots,
+            cache_maxsize=int(cache_maxsize) if cache_maxsize else None,
+            fastforward=strtobool(self.env.get(self.AGGREGATE_CACHE_FASTFORWARD, "y")),
+            fastforward_skipping=strtobool(
+                self.env.get(self.AGGREGATE_CACHE_FASTFORWARD_SKIPPING, "n")
+            ),
+            deepcopy_from_cache=strtobool(self.env.get(self.DEEPCOPY_FROM_AGGREGATE_CACHE, "y")),
+        )
 
     def load_account(self, name: str) -> Account:
         try:

@@ -69,6 +69,7 @@ def assert_unavailable(response: httpx.Response, seconds: float, bound: float) -
     assert response.status_code == 503, (response.status_code, response.text)
     assert response.headers["retry-after"] == "1"
     assert response.json()["type"] == "urn:sluice:problem:unavailable"
+    print(f"answered {response.status_code} after {seconds:.2f} s")
     assert seconds < bound, f"answered after {seconds:.1f} s"
 
 
