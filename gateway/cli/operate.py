@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import json
+import os
 import signal
 import sys
 import threading
@@ -33,9 +34,14 @@ audit_app = typer.Typer(help="Answer: why did this change, who asked, who confir
 JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON instead of tables.")]
 
 
-def _open() -> Sluice:
+def _open(*, whole_log: bool = False) -> Sluice:
+    """The system; `whole_log` for a command that reads or rewrites all of it (a rebuild, a
+    swap, a verification, an export): its statements may take longer than a request's bound,
+    so unless POSTGRES_STATEMENT_TIMEOUT is set, they have none."""
     from application.store_config import StoreConfigError
 
+    if whole_log:
+        os.environ.setdefault("POSTGRES_STATEMENT_TIMEOUT", "0")
     try:
         return Sluice()
     except (StoreConfigError, CapsConfigError, PoolConfigError) as error:
@@ -73,7 +79,7 @@ def replay(
     rebuild and hold no dead letter."""
     if swap and to is not None:
         _fail("--swap rebuilds to the log's head; leave out --to", 2)
-    with _open() as sluice:
+    with _open(whole_log=True) as sluice:
         rebuild = Replay(sluice.ledger)
         console = Console(stderr=True)
         with Progress(
@@ -250,7 +256,7 @@ def audit_as_of(
 @audit_app.command("verify")
 def audit_verify(as_json: JsonOption = False) -> None:
     """Recompute every balance from the log and check the books; exit 1 on any failure."""
-    with _open() as sluice:
+    with _open(whole_log=True) as sluice:
         sluice.read_models.catch_up()
         position, checks = verify(sluice.ledger, sluice.read_models)
     ok = all(check.ok for check in checks)
@@ -299,7 +305,7 @@ def export(
     if writer:
         writer.writeheader()
     after = 0
-    with _open() as sluice:
+    with _open(whole_log=True) as sluice:
         while batch := read_log(sluice.ledger, after, 1000):
             for item in batch:
                 if writer:

@@ -216,7 +216,17 @@ class Health(Shape):
                     "status": "ok",
                     "store": "reachable",
                     "log_position": 30,
-                    "checks": [{"name": "store", "status": "ok", "detail": "reachable"}],
+                    "read_models": "0 event(s) behind the log",
+                    "dead_letters": 0,
+                    "projection_lag": 0,
+                    "checks": [
+                        {"name": "store", "status": "ok", "detail": "reachable"},
+                        {
+                            "name": "read_models",
+                            "status": "ok",
+                            "detail": "0 event(s) behind the log",
+                        },
+                    ],
                 }
             ]
         },
@@ -224,6 +234,13 @@ class Health(Shape):
     status: Literal["ok", "degraded"]
     store: str
     log_position: int | None = None
+    read_models: str | None = None
+    dead_letters: int | None = Field(
+        default=None, description="Events the read models set aside (any makes /health 503)."
+    )
+    projection_lag: int | None = Field(
+        default=None, description="Log positions the slowest read model is behind the head."
+    )
     checks: list[HealthCheck] = []
 
 

@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 from eventsourcing.persistence import Notification
+from fastapi.testclient import TestClient
 
 from application.read_models.replay import Replay
 from application.read_models.service import ReadModels
@@ -17,6 +18,7 @@ from application.read_models.view import Window
 from application.verify import verify
 from domain.account import account_id
 from gateway.bootstrap import Sluice
+from gateway.http.app import create_app
 
 
 def balances(models: ReadModels) -> dict[str, Decimal]:
@@ -79,6 +81,28 @@ def test_an_event_the_projection_cannot_fold_is_set_aside_and_the_rest_goes_on(
     assert failed["no event set aside by a projection"] == [
         f"balances could not apply the event at position {poison}: {letter.error}"
     ]
+
+
+def test_health_is_degraded_while_an_event_is_set_aside(
+    sluice: Sluice, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    models = sluice.read_models
+    models.catch_up()
+    with TestClient(create_app(sluice), raise_server_exceptions=False) as client:
+        healthy = client.get("/health")
+        fail_on(models, "carla", monkeypatch)
+        poison = raw_deposit(sluice, "carla", "5.00")
+        models.catch_up()
+        degraded = client.get("/health")
+
+    assert healthy.status_code == 200
+    assert (healthy.json()["dead_letters"], healthy.json()["projection_lag"]) == (0, 0)
+    assert degraded.status_code == 503
+    body = degraded.json()
+    assert (body["status"], body["dead_letters"]) == ("degraded", 1)
+    [check] = [c for c in body["checks"] if c["name"] == "read_models"]
+    assert check["status"] == "degraded"
+    assert f"the first at position {poison} (balances)" in check["detail"]
 
 
 def test_a_rebuild_retries_dead_letters_and_a_swap_repairs_the_live_model(

@@ -14,6 +14,7 @@ from typing import Any
 from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse
 
+from application.read_models.view import PROJECTIONS
 from gateway.bootstrap import Sluice
 from gateway.http.probe import Finding, Probe
 from gateway.http.schemas import Health
@@ -28,7 +29,25 @@ def store(sluice: Sluice) -> Finding:
     return Finding(True, "reachable", {"log_position": position})
 
 
-CHECKS = (store,)
+def read_models(sluice: Sluice) -> Finding:
+    """The read models apply every event: none set aside (lag is reported, not judged)."""
+    models = sluice.read_models
+    letters = models.dead_letters()
+    lag = models.head() - min(models.position(name) for name in PROJECTIONS)
+    facts = {"dead_letters": len(letters), "projection_lag": lag}
+    if letters:
+        first = letters[0]
+        return Finding(
+            False,
+            f"{len(letters)} event(s) set aside by the projections, the first at position "
+            f"{first.position} ({first.projection}); `sluice audit verify` lists them, "
+            "`sluice replay --swap` repairs once their cause is fixed",
+            facts,
+        )
+    return Finding(True, f"{lag} event(s) behind the log", facts)
+
+
+CHECKS = (store, read_models)
 
 
 @router.get(
