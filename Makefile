@@ -6,7 +6,8 @@ STAMP := $(VENV)/.installed
 
 
 .PHONY: run shell test lint format typecheck clean \
-	bench-sandbox bench-store bench-http bench-agent bench-replay bench-mcp bench-soak
+	bench-sandbox bench-store bench-http bench-agent bench-replay bench-mcp bench-bank \
+	bench-sandbox-waits bench-soak
 
 $(STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "Sluice needs Python 3.11 or newer")'
@@ -42,6 +43,9 @@ bench-sandbox: $(STAMP)
 bench-store: $(STAMP)
 	$(BIN)/python -m benchmarks.bench_store
 
+bench-sandbox-waits: $(STAMP)
+	$(BIN)/python -m benchmarks.bench_sandbox_waits
+
 bench-http: $(STAMP)
 	$(BIN)/python -m benchmarks.bench_http
 
@@ -53,6 +57,9 @@ bench-replay: $(STAMP)
 
 bench-mcp: $(STAMP)
 	$(BIN)/python -m benchmarks.bench_mcp
+
+bench-bank: $(STAMP)
+	$(BIN)/python -m benchmarks.bench_bank
 
 # A served gateway under steady mixed load, 3 minutes a store: its RSS, sampled, and the
 # slope. Longer: make bench-soak ARGS="--seconds 900".

@@ -8,19 +8,22 @@ from uuid import UUID
 
 from eventsourcing.application import AggregateNotFoundError, Application, LRUCache, Repository
 from eventsourcing.domain import AggregateEvent
-from eventsourcing.utils import get_topic
+from eventsourcing.utils import get_topic, strtobool
 
 from application.aggregate_cache import HotAggregates
+from application.repository import BoundedRepository
 from domain.account import Account, account_id
 from domain.errors import AccountNotFoundError
 from domain.principal import ApiKey, Principal
+from domain.registry import REGISTRY_ID, AccountRegistry
 
 OPENED_TOPIC = get_topic(Account.Opened)
 PAGE = 500
-# What every request reads: the accounts it moves money between, and the key and principal
-# that authenticate it. Runs, Idempotency-Key answers and conversations are read once or
-# twice and are not kept (see application/aggregate_cache.py).
-HOT_KINDS: tuple[type, ...] = (Account, ApiKey, Principal)
+# What every request reads: the accounts it moves money between, the key and principal that
+# authenticate it, and the registry a listing is guarded by (one event per account: never
+# replayed whole per request). Runs, Idempotency-Key answers and conversations are read
+# once or twice and are not kept (see application/aggregate_cache.py).
+HOT_KINDS: tuple[type, ...] = (Account, AccountRegistry, ApiKey, Principal)
 
 
 class Ledger(Application[UUID]):
@@ -33,7 +36,18 @@ class Ledger(Application[UUID]):
     env: ClassVar[dict[str, str]] = {"AGGREGATE_CACHE_MAXSIZE": "10000"}
 
     def construct_repository(self) -> Repository[UUID]:
-        repository = super().construct_repository()
+        # eventsourcing's own, with loads that do not queue behind a stalled one for long.
+        cache_maxsize = self.env.get(self.AGGREGATE_CACHE_MAXSIZE)
+        repository = BoundedRepository(
+            event_store=self.events,
+            snapshot_store=self.snapshots,
+            cache_maxsize=int(cache_maxsize) if cache_maxsize else None,
+            fastforward=strtobool(self.env.get(self.AGGREGATE_CACHE_FASTFORWARD, "y")),
+            fastforward_skipping=strtobool(
+                self.env.get(self.AGGREGATE_CACHE_FASTFORWARD_SKIPPING, "n")
+            ),
+            deepcopy_from_cache=strtobool(self.env.get(self.DEEPCOPY_FROM_AGGREGATE_CACHE, "y")),
+        )
         if isinstance(repository.cache, LRUCache):
             repository.cache = HotAggregates(repository.cache.maxsize, HOT_KINDS)
         return repository
@@ -45,6 +59,15 @@ class Ledger(Application[UUID]):
             raise AccountNotFoundError(name) from None
         assert isinstance(account, Account)
         return account
+
+    def account_registry(self) -> AccountRegistry | None:
+        """The versioned set of accounts; None before the first account opened with it."""
+        try:
+            registry: object = self.repository.get(REGISTRY_ID)
+        except AggregateNotFoundError:
+            return None
+        assert isinstance(registry, AccountRegistry)
+        return registry
 
     def account_events(self, name: str) -> list[AggregateEvent]:
         return [e for e in self.events.get(account_id(name)) if isinstance(e, AggregateEvent)]

@@ -6,11 +6,26 @@ by PERSISTENCE_MODULE, so the adapters in ``infrastructure`` stay outside this l
 
 from __future__ import annotations
 
+import os
+from collections.abc import Mapping
 from pathlib import Path
 from urllib.parse import parse_qs, unquote, urlsplit
 
 DATABASE_URL_VARIABLE = "SLUICE_DATABASE_URL"
 SUPPORTED = "sqlite:///ABSOLUTE/PATH.db, memory:// or postgresql://USER@HOST:PORT/DBNAME"
+
+# How long a request may wait on the store before it is answered 503 with Retry-After
+# (seconds). The persistence modules' own defaults wait forever for a lock or a statement:
+# one table locked for 45 s then held every request, /health included, for 45 s. A value
+# in the environment (POSTGRES_LOCK_TIMEOUT=0 turns the lock timeout off) wins.
+POSTGRES_WAITS = {
+    # The insert lock is held for one server function call: milliseconds.
+    "POSTGRES_LOCK_TIMEOUT": "3",
+    "POSTGRES_STATEMENT_TIMEOUT": "5",
+    # To open a connection, and to wait for a free one from the pool.
+    "POSTGRES_CONNECT_TIMEOUT": "5",
+}
+SQLITE_WAITS = {"SQLITE_LOCK_TIMEOUT": "3"}
 
 
 class StoreConfigError(ValueError):
@@ -23,20 +38,41 @@ def default_database_url(root: Path | None = None) -> str:
     return f"sqlite://{base.resolve()}"
 
 
-def eventsourcing_env(database_url: str) -> dict[str, str]:
-    """The eventsourcing environment for a database URL, or a StoreConfigError naming it."""
+def redacted(database_url: str) -> str:
+    """The URL without its password, to print or log."""
+    parts = urlsplit(database_url)
+    if not parts.password:
+        return database_url
+    netloc = parts.netloc.replace(f":{parts.password}@", ":***@", 1)
+    return parts._replace(netloc=netloc).geturl()
+
+
+def eventsourcing_env(
+    database_url: str, environ: Mapping[str, str] | None = None
+) -> dict[str, str]:
+    """The eventsourcing environment for a database URL, or a StoreConfigError naming it.
+
+    It holds Sluice's bounds on waits (POSTGRES_WAITS, SQLITE_WAITS) except those that
+    `environ` (the process environment by default) sets: eventsourcing lets the
+    environment given to an application win over the process's own.
+    """
+    given = os.environ if environ is None else environ
     parts = urlsplit(database_url)
     scheme = parts.scheme.lower()
     if scheme == "memory":
         return {"PERSISTENCE_MODULE": "infrastructure.popo"}
     if scheme == "sqlite":
-        return _sqlite_env(database_url, parts.path)
+        return _sqlite_env(database_url, parts.path) | _unset(SQLITE_WAITS, given)
     if scheme in {"postgresql", "postgres"}:
-        return _postgres_env(database_url)
+        return _postgres_env(database_url) | _unset(POSTGRES_WAITS, given)
     raise StoreConfigError(
         f"{DATABASE_URL_VARIABLE} {database_url!r}: unsupported scheme {scheme or '(none)'!r}; "
         f"use {SUPPORTED}"
     )
+
+
+def _unset(defaults: Mapping[str, str], environ: Mapping[str, str]) -> dict[str, str]:
+    return {key: value for key, value in defaults.items() if key not in environ}
 
 
 def _sqlite_env(database_url: str, path: str) -> dict[str, str]:

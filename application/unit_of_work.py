@@ -2,8 +2,9 @@
 
 Use cases read and change in-memory aggregates; reads see the request's own earlier
 writes. Nothing reaches the store until `commit`, which appends every event in ONE
-`Application.save`, guarded by the versions of the accounts it only read. Dropping the
-unit of work discards everything (cosmicpython's "roll back unless committed").
+`Application.save`, guarded by the versions of the accounts it only read, and by the
+version of the set of accounts if it listed them (`AccountRegistry`). Dropping the unit of
+work discards everything (cosmicpython's "roll back unless committed").
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from eventsourcing.persistence import IntegrityError, Recording
 from application.ledger import Ledger
 from domain.account import Account
 from domain.errors import AccountExistsError, AccountNotFoundError
+from domain.registry import REGISTRY_ID, AccountRegistry
 
 
 class ConflictError(Exception):
@@ -39,6 +41,9 @@ class UnitOfWork:
         self._loaded_versions: dict[UUID, int] = {}
         self._opened_here: list[str] = []
         self._events: list[AggregateEvent] = []
+        # Appended with the accounts' events but not theirs to show: the registry's.
+        self._bookkeeping: list[AggregateEvent] = []
+        self._registry: AccountRegistry | None = None
         self._names: dict[UUID, str] = {}
         self.committed = False
 
@@ -64,8 +69,14 @@ class UnitOfWork:
             raise AccountExistsError(account.account)
         self._remember(account.account, account)
         self._opened_here.append(account.account)
+        self._registry_to_write().register(account.account)
 
     def account_names(self) -> list[str]:
+        if self._registry is None and REGISTRY_ID not in self._loaded_versions:
+            # The version first, then the names: an account opened after this read moves the
+            # version, one opened before it is among the names.
+            registry = self.ledger.account_registry()
+            self._loaded_versions[REGISTRY_ID] = registry.version if registry else 0
         stored = self.ledger.account_names()
         names = stored + [name for name in self._opened_here if name not in stored]
         return names if self.visible is None else [n for n in names if n in self.visible]
@@ -88,18 +99,28 @@ class UnitOfWork:
             raised.extend(e for e in account.collect_events() if isinstance(e, AggregateEvent))
         raised.sort(key=lambda e: e.timestamp)
         self._events.extend(raised)
+        if self._registry is not None:
+            self._bookkeeping.extend(
+                e for e in self._registry.collect_events() if isinstance(e, AggregateEvent)
+            )
         return raised
 
     @property
     def events(self) -> Sequence[AggregateEvent]:
+        """The accounts' events: what the work did."""
         return tuple(self._events)
+
+    @property
+    def recorded(self) -> Sequence[AggregateEvent]:
+        """Everything a commit appends: the accounts' events, then the registry's."""
+        return (*self._events, *self._bookkeeping)
 
     def account_name(self, originator_id: UUID) -> str:
         return self._names[originator_id]
 
     def read_versions(self) -> dict[UUID, int]:
-        """Versions of the accounts read but not written: the guard of the commit."""
-        written = {e.originator_id for e in self._events}
+        """Versions of what was read but not written (0: read as absent): the commit's guard."""
+        written = {e.originator_id for e in self.recorded}
         return {i: v for i, v in self._loaded_versions.items() if i not in written}
 
     def commit(self, *also: Aggregate) -> list[CommittedEvent]:
@@ -113,7 +134,7 @@ class UnitOfWork:
             return []
         try:
             recordings: list[Recording[UUID]] = self.ledger.save(
-                *self._events, *also, read_versions=self.read_versions()
+                *self.recorded, *also, read_versions=self.read_versions()
             )
         except IntegrityError as conflict:
             raise ConflictError(self._describe_conflict(conflict)) from None
@@ -127,6 +148,11 @@ class UnitOfWork:
             for e in self._events
         ]
 
+    def _registry_to_write(self) -> AccountRegistry:
+        if self._registry is None:
+            self._registry = self.ledger.account_registry() or AccountRegistry()
+        return self._registry
+
     def _remember(self, name: str, account: Account) -> None:
         self._accounts[name] = account
         self._names[account.id] = name
@@ -134,7 +160,9 @@ class UnitOfWork:
     def _describe_conflict(self, conflict: IntegrityError) -> str:
         moved = getattr(conflict, "originator_id", None)
         names = sorted(self._names.values())
-        if isinstance(moved, UUID) and moved in self._names:
+        if moved == REGISTRY_ID:
+            subject = "the set of accounts"
+        elif isinstance(moved, UUID) and moved in self._names:
             subject = f"account {self._names[moved]}"
         else:
             subject = "an account among " + ", ".join(names)

@@ -73,7 +73,17 @@ def verify(ledger: Ledger, read_models: ReadModels) -> tuple[int, list[Check]]:
         _money_conserved(recomputed, deposits, withdrawals),
         Check("no negative balance", not went_negative, went_negative),
         _runs_contiguous(committed_runs, positions),
+        _nothing_set_aside(read_models),
     ]
+
+
+def _nothing_set_aside(read_models: ReadModels) -> Check:
+    details = [
+        f"{letter.projection} could not apply the event at position {letter.position}: "
+        f"{letter.error}"
+        for letter in read_models.dead_letters()
+    ]
+    return Check("no event set aside by a projection", not details, details)
 
 
 def _same_balances(recomputed: dict[str, Decimal], read_models: ReadModels) -> Check:

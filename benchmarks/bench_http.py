@@ -1,6 +1,11 @@
 """`make bench-http`: requests/s and p50/p99 latency through the HTTP API, each beside a bare
 FastAPI endpoint served by the same process in the same run, on SQLite and on Postgres.
 
+Then the cost of the per-minute caps being counted in the store: an authenticated GET
+served with the counters in the store against the same GET from a server whose counters
+are in its own memory (as they were before), and the admission alone, in microseconds,
+on each store (`benchmarks.bench_rate`).
+
     python -m benchmarks.bench_http [--seconds 5] [--clients 8] [--store sqlite|postgres|both]
 
 Postgres comes from SLUICE_TEST_DATABASE_URL (default postgresql://postgres@127.0.0.1/postgres);
@@ -23,6 +28,7 @@ from pathlib import Path
 
 import httpx
 
+from benchmarks import bench_rate
 from benchmarks.http_server import ACCOUNTS
 from tests.served import serving
 from tests.stores import empty_store
@@ -101,8 +107,9 @@ def measure(
 
 
 @contextmanager
-def served(database_url: str) -> Iterator[str]:
-    argv = [sys.executable, "-m", "benchmarks.http_server", "--database-url", database_url]
+def served(database_url: str, rate_limits: str = "store") -> Iterator[str]:
+    argv = [sys.executable, "-m", "benchmarks.http_server", "--database-url", database_url,
+            "--rate-limits", rate_limits]  # fmt: skip
     with serving(argv, dict(os.environ)) as base:
         yield base
 
@@ -138,6 +145,25 @@ def main() -> None:
                 result = measure(base, operation, args.clients, args.seconds)
                 print(f"{kind:<10}{name:<18}{result[0]:>9.0f}{result[1]:>9.1f}{result[2]:>9.1f}"
                       f"{baseline[0]:>12.0f}{result[0] / baseline[0]:>7.2f}")  # fmt: skip
+    print(
+        "\nRate limits counted in the store, against counted in the server's memory: GET "
+        "balance,\nthe two servers taking turns (memory, store, memory, store), best of each"
+    )
+    print(f"{'store':<10}{'counters':<18}{'req/s':>9}{'p50 ms':>9}{'p99 ms':>9}")
+    for kind in kinds:
+        with (
+            store(kind) as memory_url, served(memory_url, "memory") as memory,
+            store(kind) as store_url, served(store_url, "store") as stored,
+        ):  # fmt: skip
+            turns: dict[str, list[tuple[float, float, float]]] = {"memory": [], "store": []}
+            for _ in range(2):
+                for counters, base in (("memory", memory), ("store", stored)):
+                    turns[counters].append(measure(base, get_balance, args.clients, args.seconds))
+            for counters, results in turns.items():
+                best = max(results)
+                print(f"{kind:<10}{counters:<18}{best[0]:>9.0f}{best[1]:>9.1f}{best[2]:>9.1f}")
+    print()
+    bench_rate.report(kinds, seconds=min(args.seconds, 2.0))
 
 
 if __name__ == "__main__":

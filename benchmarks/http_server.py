@@ -1,6 +1,6 @@
 """The server side of `make bench-http`: the Sluice app plus a bare FastAPI endpoint.
 
-python -m benchmarks.http_server --database-url URL --port PORT
+python -m benchmarks.http_server --database-url URL --port PORT [--rate-limits memory]
 """
 
 from __future__ import annotations
@@ -10,9 +10,11 @@ import os
 
 import uvicorn
 
+from application.rate_counter import MemoryRateCounter
 from gateway.bootstrap import Sluice
 from gateway.demo import seed
 from gateway.http.app import create_app
+from gateway.policy.rate import PROGRAMS, REQUESTS, RateLimiter
 
 ACCOUNTS = [f"acct{i}" for i in range(10)]
 
@@ -21,11 +23,22 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--database-url", required=True)
     parser.add_argument("--port", type=int, required=True)
+    parser.add_argument(
+        "--rate-limits",
+        choices=["store", "memory"],
+        default="store",
+        help="count the per-minute caps in the store (as served), or in this process only",
+    )
     args = parser.parse_args()
     # The benchmark measures the gateway, not its rate limits.
     os.environ.setdefault("SLUICE_CAP_REQUESTS_PER_MINUTE", "100000000")
     os.environ.setdefault("SLUICE_CAP_PROGRAMS_PER_MINUTE", "100000000")
     sluice = Sluice(args.database_url)
+    if args.rate_limits == "memory":  # the baseline the store's counters are measured against
+        sluice.__dict__["request_counter"] = MemoryRateCounter(REQUESTS)
+        sluice.gateway.rate = RateLimiter(
+            sluice.caps.programs_per_minute, MemoryRateCounter(PROGRAMS)
+        )
     seed(sluice.gateway)
     teller = sluice.gateway.authenticate("sk-demo-teller")
     for account in ACCOUNTS:

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from application.bank import BANK_USE_CASES, DIRECTORY_HEADER
 from application.ledger import Ledger
+from application.rate_counter import RateCounter, open_rate_counter
 from application.read_models.projector import Projector
 from application.read_models.queries import ReadModelQueries
 from application.read_models.service import LIVE, ReadModels, open_view
@@ -15,6 +16,8 @@ from application.store_config import DATABASE_URL_VARIABLE, default_database_url
 from gateway.catalog import Catalog
 from gateway.facade import Gateway
 from gateway.policy.caps import Caps
+from gateway.policy.rate import REQUESTS
+from gateway.program.pool_settings import PoolSettings
 from gateway.program.runner import ProgramRunner
 from gateway.program.sandbox import Sandbox
 from gateway.proposals import Clock, utc_now
@@ -29,10 +32,13 @@ class Sluice:
         caps: Caps | None = None,
         *,
         sandbox: Sandbox | None = None,
+        pool: PoolSettings | None = None,
         clock: Clock = utc_now,
     ) -> None:
         self.database_url = database_url or os.environ.get(DATABASE_URL_VARIABLE) or _default_url()
         self.caps = caps or Caps.from_env()
+        # Read now, so that a bad SLUICE_SANDBOX_* value stops the process at start.
+        self.pool = pool or PoolSettings.from_env()
         self.clock = clock
         # A sandbox given from outside (a test's shared pool) is its owner's to close.
         self._own_sandbox = sandbox is None
@@ -41,10 +47,12 @@ class Sluice:
         self.limits = self.caps.program_limits()
         self.catalog = Catalog(DIRECTORY_HEADER, BANK_USE_CASES)
         self.ledger = Ledger(env=eventsourcing_env(self.database_url))
+        # True when another process (`sluice project`) keeps the read models current.
+        self.projected_elsewhere = False
 
     @cached_property
     def sandbox(self) -> Sandbox:
-        return Sandbox(self.limits)
+        return Sandbox(self.limits, workers=self.pool.workers, wait_seconds=self.pool.wait_seconds)
 
     @cached_property
     def runner(self) -> ProgramRunner:
@@ -63,13 +71,22 @@ class Sluice:
         gateway = Gateway(self.ledger, self.catalog, self.runner, self.caps, clock=self.clock)
         # Without a running projector, each direct read brings the views up to date first.
         gateway.queries = ReadModelQueries(
-            self.read_models, is_fresh=lambda: self.projector.running
+            self.read_models, is_fresh=lambda: self.projected_elsewhere or self.projector.running
         )
         return gateway
+
+    @cached_property
+    def request_counter(self) -> RateCounter:
+        """Counts requests_per_minute in the store: the HTTP API and /mcp of every process."""
+        return open_rate_counter(self.ledger, REQUESTS)
 
     def close(self) -> None:
         if "projector" in self.__dict__:
             self.projector.stop()
+        if "request_counter" in self.__dict__:
+            self.request_counter.close()
+        if "gateway" in self.__dict__:
+            self.gateway.rate.close()
         if self._own_sandbox and "sandbox" in self.__dict__:
             self.sandbox.close()
         self.ledger.close()

@@ -6,6 +6,8 @@ Every entry takes the authenticated principal; HTTP, the CLI and the agent call 
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from pydantic import ValidationError
@@ -25,11 +27,14 @@ from gateway.errors import STAGE_KINDS, GatewayError
 from gateway.plans import plan_schema
 from gateway.policy.access import PrincipalGuard, denial, may_call
 from gateway.policy.caps import Caps
-from gateway.policy.rate import RateLimiter
+from gateway.policy.rate import PROGRAMS, RateLimiter
 from gateway.program.runner import ProgramRunner
-from gateway.program.sandbox import CallRefusedError
+from gateway.program.sandbox import CallRefusedError, SandboxBusyError
 from gateway.proposals import Clock, Proposals, Recorder, utc_now
 from gateway.runs import outcome_json
+
+# How many times a direct call is done again, on fresh state, when its commit meets a change.
+DIRECT_ATTEMPTS = 3
 
 
 class Gateway:
@@ -45,7 +50,7 @@ class Gateway:
         self.catalog = catalog
         self.caps = caps
         self.proposals = Proposals(ledger, catalog, runner, caps, clock)
-        self.rate = RateLimiter(caps.programs_per_minute)
+        self.rate = RateLimiter.in_store(ledger, PROGRAMS, caps.programs_per_minute)
         # Direct reads are answered from the read models when they are wired in.
         self.queries: ReadModelQueries | None = None
 
@@ -102,20 +107,30 @@ class Gateway:
             raise GatewayError("bad-request", f"{name}: {describe(error)}") from None
         source = json.dumps({"use_case": name, "arguments": plain(use_case.model_dump())})
         visible = principal.owns if principal.scoped else None
-        uow = UnitOfWork(self.ledger, visible=visible)
-        try:
-            PrincipalGuard(principal, self.catalog, self.caps).check_call(use_case)
-            if self.queries is not None and self.queries.handles(use_case_class):
-                return self._query(use_case, visible, consistent=consistent)
-            result = self._execute(use_case, uow)
-        except CallRefusedError as refusal:
-            kind = STAGE_KINDS.get(refusal.stage, "refused")
-            run = self._record_failure(principal, source, str(refusal))
-            raise GatewayError(kind, str(refusal), run_id=run) from None
-        if not uow.events and use_case_class.kind == "read":
-            return {"status": "committed", "changed": "nothing", "events": [], "result": result,
-                    "error": None, "run_id": None}  # fmt: skip
-        return self._commit_direct(principal, source, uow, result, record)
+        # A direct call has no preview a person agreed to: when the accounts it read moved
+        # before its commit, doing it again on their new state is what was asked.
+        for attempt in range(1, DIRECT_ATTEMPTS + 1):
+            uow = UnitOfWork(self.ledger, visible=visible)
+            try:
+                PrincipalGuard(principal, self.catalog, self.caps).check_call(use_case)
+                if self.queries is not None and self.queries.handles(use_case_class):
+                    return self._query(use_case, visible, consistent=consistent)
+                result = self._execute(use_case, uow)
+            except CallRefusedError as refusal:
+                kind = STAGE_KINDS.get(refusal.stage, "refused")
+                run = self._record_failure(principal, source, str(refusal))
+                raise GatewayError(kind, str(refusal), run_id=run) from None
+            if not uow.events and use_case_class.kind == "read":
+                return {"status": "committed", "changed": "nothing", "events": [],
+                        "result": result, "error": None, "run_id": None}  # fmt: skip
+            try:
+                return self._commit_direct(principal, source, uow, result, record)
+            except ConflictError as conflict:
+                if attempt == DIRECT_ATTEMPTS:
+                    raise GatewayError(
+                        "conflict", f"{conflict} (tried {DIRECT_ATTEMPTS} times)"
+                    ) from None
+        raise AssertionError("unreachable")
 
     def propose(
         self, principal: PrincipalView, language: str, source: str, *, request: str | None = None
@@ -128,7 +143,8 @@ class Gateway:
                 f"{self.caps.programs_per_minute} programs a minute; retry in {wait:.0f} s",
                 extra={"retry_after": max(1, round(wait))},
             )
-        return self.proposals.propose(principal, language, source, request=request)
+        with _sandbox_busy_is_unavailable():
+            return self.proposals.propose(principal, language, source, request=request)
 
     def proposal(self, principal: PrincipalView, run_id: str) -> dict[str, Any]:
         return self.proposals.get(principal, run_id)
@@ -142,7 +158,9 @@ class Gateway:
         record: Recorder | None = None,
     ) -> dict[str, Any]:
         self.check_decides(principal, run_id, "confirm")
-        return self.proposals.confirm(principal, run_id, preview_hash, record=record)
+        # A stale confirmation previews the program again, so it may meet a busy sandbox.
+        with _sandbox_busy_is_unavailable():
+            return self.proposals.confirm(principal, run_id, preview_hash, record=record)
 
     def reject(self, principal: PrincipalView, run_id: str) -> dict[str, Any]:
         self.check_decides(principal, run_id, "reject")
@@ -222,10 +240,7 @@ class Gateway:
         run = self.proposals.direct_run(principal, source, uow, shown, result)
         response = outcome_json(run)
         kept = [record(response)] if record else []
-        try:
-            committed = uow.commit(run, *kept)
-        except ConflictError as conflict:
-            raise GatewayError("conflict", str(conflict)) from None
+        committed = uow.commit(run, *kept)
         if record:
             return response
         events = [
@@ -237,6 +252,20 @@ class Gateway:
     def _record_failure(self, principal: PrincipalView, source: str, error: str) -> str:
         run = self.proposals.failed_run(principal, source, error)
         return str(run.id)
+
+
+@contextmanager
+def _sandbox_busy_is_unavailable() -> Iterator[None]:
+    """No worker came free: the program did not run, so nothing is recorded; retry later."""
+    try:
+        yield
+    except SandboxBusyError as busy:
+        raise GatewayError(
+            "unavailable",
+            f"{busy}; the program did not run and nothing was written; "
+            f"retry in {busy.retry_after} s",
+            extra={"retry_after": busy.retry_after},
+        ) from None
 
 
 __all__ = ["Gateway", "GatewayError"]

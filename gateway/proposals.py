@@ -37,6 +37,8 @@ LANGUAGES = ("python", "plan")
 # Given a response, an aggregate to append with the effect that produced it.
 Recorder = Callable[[dict[str, Any]], Aggregate]
 READ_ANY_RUN = frozenset({"auditor", "admin"})
+# How many times a request that lost a race on a run reads it again before giving up.
+RACES = 5
 Clock = Callable[[], datetime]
 
 
@@ -100,19 +102,14 @@ class Proposals:
         *,
         record: Recorder | None = None,
     ) -> dict[str, Any]:
-        """Commit the confirmed preview once; a stale one gets a conflict and a fresh preview."""
+        """Commit the confirmed preview once; a stale one gets a conflict and a fresh preview.
+
+        Any number of requests may decide one proposal at once: whichever loses a race on
+        the run reads it again and answers as the winner left it (200, 409 or 410)."""
         run = self._load(principal, run_id)
-        if run.status == COMMITTED and run.preview_hash == preview_hash:
-            return outcome_json(run)  # confirming twice commits once
-        self._check_open(run)
-        if preview_hash != run.preview_hash:
-            raise GatewayError(
-                "conflict",
-                f"preview_hash {preview_hash[:12]}... is not the current preview of "
-                f"proposal {run.id}; review the current preview and confirm its hash",
-                run_id=str(run.id),
-                extra={"proposal": proposal_json(run)},
-            )
+        settled = self._settled(run, preview_hash)
+        if settled is not None:
+            return settled
         events = event_codec.decode(self.ledger, run.stored_events)
         run.confirm(principal.name)
         run.commit(_references(run))
@@ -130,16 +127,21 @@ class Proposals:
                 run.preview["events"][i]["account"],
                 r.domain_event.originator_version,
             ): r.notification.id
-            for i, r in enumerate(recordings[: len(events)])
+            for i, r in enumerate(recordings[: len(run.preview["events"])])
         }
         return outcome_json(run, positions)
 
     def reject(self, principal: PrincipalView, run_id: str) -> dict[str, Any]:
-        run = self._load(principal, run_id)
-        self._check_open(run)
-        run.reject(principal.name)
-        self.ledger.save(run)
-        return proposal_json(run) | {"outcome": outcome_json(run)}
+        for _ in range(RACES):
+            run = self._load(principal, run_id)
+            self._check_open(run)
+            run.reject(principal.name)
+            try:
+                self.ledger.save(run)
+            except IntegrityError:
+                continue  # another request changed the run first: read it again
+            return proposal_json(run) | {"outcome": outcome_json(run)}
+        raise _busy(run_id)
 
     # Inside.
 
@@ -236,7 +238,7 @@ class Proposals:
         ok: bool,
         encode: bool = True,
     ) -> dict[str, Any]:
-        stored = event_codec.encode(self.ledger, uow.events) if ok and uow and encode else []
+        stored = event_codec.encode(self.ledger, uow.recorded) if ok and uow and encode else []
         read_versions = {str(k): v for k, v in uow.read_versions().items()} if uow else {}
         fingerprint = {
             "principal": principal.name,
@@ -269,9 +271,15 @@ class Proposals:
         return run
 
     def _check_open(self, run: Run) -> None:
+        """Raise `gone` (410) unless the run still waits for a decision."""
         if run.status == PENDING and self.clock() >= run.expires_at:
             run.expire()
-            self.ledger.save(run)
+            try:
+                self.ledger.save(run)
+            except IntegrityError:
+                # Another request decided or refreshed it first: judge it as it is now.
+                self._check_open(self._reload(run))
+                return
         if run.status == EXPIRED:
             raise GatewayError(
                 "gone",
@@ -285,39 +293,76 @@ class Proposals:
                 run_id=str(run.id),
             )
 
+    def _settled(self, run: Run, preview_hash: str) -> dict[str, Any] | None:
+        """The answer to confirming `preview_hash` when it cannot commit now, else None:
+        the outcome if that very preview committed, `gone` if the run ended, `conflict`
+        with the current preview if it is another."""
+        if run.status == COMMITTED and run.preview_hash == preview_hash:
+            return outcome_json(run)  # confirming twice commits once
+        self._check_open(run)
+        if preview_hash != run.preview_hash:
+            raise GatewayError(
+                "conflict",
+                f"preview_hash {preview_hash[:12]}... is not the current preview of "
+                f"proposal {run.id}; review the current preview and confirm its hash",
+                run_id=str(run.id),
+                extra={"proposal": proposal_json(run)},
+            )
+        return None
+
+    def _reload(self, run: Run) -> Run:
+        current: object = self.ledger.repository.get(run.id)
+        assert isinstance(current, Run)
+        return current
+
     def _after_conflict(
         self, principal: PrincipalView, run_id: str, preview_hash: str
     ) -> dict[str, Any]:
+        """The commit was refused: the run or an account it read moved on since the preview."""
         run = self._load(principal, run_id)
-        if run.status == COMMITTED and run.preview_hash == preview_hash:
-            return outcome_json(run)  # another confirmation of this preview won the race
-        self._check_open(run)
+        settled = self._settled(run, preview_hash)
+        if settled is not None:
+            return settled  # another confirmation of this preview won the race
         preview, steps = self._preview(principal, run.language, run.source)
         if not preview.ok:
             assert preview.error is not None
             error = at_step(preview.error, steps) if steps else preview.error
             run.fail(f"conflict: the store moved on and the program now fails: {error}")
-            self.ledger.save(run)
-            raise GatewayError(
-                "conflict",
+            message = (
                 f"the accounts changed since the preview and the program now fails: {error}; "
-                "nothing was written",
-                run_id=str(run.id),
-                extra={"proposal": proposal_json(run)},
+                "nothing was written"
             )
-        fresh = self._recorded_preview(principal, run.language, run.source, preview)
-        run.repreview(**fresh)
-        self.ledger.save(run)
+        else:
+            run.repreview(**self._recorded_preview(principal, run.language, run.source, preview))
+            message = (
+                "the accounts this program read or wrote changed since the preview; nothing was "
+                "written; here is a fresh preview to confirm"
+            )
+        try:
+            self.ledger.save(run)
+        except IntegrityError:
+            # Another confirmation refreshed or decided it first: answer as it left it.
+            run = self._reload(run)
+            settled = self._settled(run, preview_hash)
+            if settled is not None:
+                return settled
         raise GatewayError(
-            "conflict",
-            "the accounts this program read or wrote changed since the preview; nothing was "
-            "written; here is a fresh preview to confirm",
-            run_id=str(run.id),
-            extra={"proposal": proposal_json(run)},
+            "conflict", message, run_id=str(run.id), extra={"proposal": proposal_json(run)}
         )
 
 
+def _busy(run_id: str) -> GatewayError:
+    return GatewayError(
+        "conflict",
+        f"proposal {run_id} kept changing while this request tried to decide it; nothing was "
+        "written; read it again",
+        run_id=run_id,
+    )
+
+
 def _references(run: Run) -> list[dict[str, Any]]:
+    """The accounts' events the run commits (the registry's, stored after them, are not)."""
+    previewed = run.preview["events"]
     return [
         {
             "account": shown["account"],
@@ -325,7 +370,7 @@ def _references(run: Run) -> list[dict[str, Any]]:
             "version": stored["originator_version"],
             "type": shown["type"],
         }
-        for shown, stored in zip(run.preview["events"], run.stored_events, strict=True)
+        for shown, stored in zip(previewed, run.stored_events[: len(previewed)], strict=True)
     ]
 
 

@@ -8,6 +8,7 @@ from typing import Any
 from eventsourcing import popo
 from eventsourcing.persistence import StoredEvent
 
+from application.rate_counter import Clock, MemoryRateCounter
 from infrastructure import read_set
 from infrastructure.popo_views import POPOReadModelView
 
@@ -43,6 +44,7 @@ class Factory(popo.POPOFactory):
     def __init__(self, env: Any) -> None:
         super().__init__(env)
         self.views: dict[str, POPOReadModelView] = {}
+        self.rate_counters: dict[str, MemoryRateCounter] = {}
 
     def application_recorder(self) -> GuardedPOPOApplicationRecorder:
         return GuardedPOPOApplicationRecorder()
@@ -53,4 +55,11 @@ class Factory(popo.POPOFactory):
 
 def make_view(factory: Factory, prefix: str) -> POPOReadModelView:
     """The read models of this in-memory store (one set per table prefix)."""
-    return factory.views.setdefault(prefix, POPOReadModelView(prefix))
+    if prefix not in factory.views:
+        factory.views[prefix] = POPOReadModelView(prefix, factory.views)
+    return factory.views[prefix]
+
+
+def make_rate_counter(factory: Factory, name: str, clock: Clock | None = None) -> MemoryRateCounter:
+    """The counter of this in-memory store: shared by every gateway on the store."""
+    return factory.rate_counters.setdefault(name, MemoryRateCounter(name, clock))

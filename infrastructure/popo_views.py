@@ -1,37 +1,48 @@
-"""The read models in memory, for `memory://` stores: one lock makes each batch atomic."""
+"""The read models in memory, for `memory://` stores: one lock makes each window atomic."""
 
 from __future__ import annotations
 
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import fields, replace
 from decimal import Decimal
 from typing import Any
 
-from eventsourcing.persistence import Tracking
 from eventsourcing.popo import POPOTrackingRecorder
 
 from application.read_models.rows import (
     BalanceChange,
     BalanceRow,
+    DeadLetter,
     RunChange,
     RunLink,
     RunRow,
     StatementRow,
 )
-from application.read_models.view import ReadModelView
+from application.read_models.view import ReadModelView, StaleWindowError, Window
 
 
 class POPOReadModelView(POPOTrackingRecorder, ReadModelView):
-    def __init__(self, prefix: str = "rm_") -> None:
+    def __init__(
+        self, prefix: str = "rm_", siblings: Mapping[str, POPOReadModelView] | None = None
+    ) -> None:
         super().__init__()
         self.prefix = prefix
+        # The other views of the same store, by prefix (a rebuild to take over from).
+        self.siblings = {} if siblings is None else siblings
         self._balances: dict[str, BalanceRow] = {}
         self._statement: dict[tuple[str, int], StatementRow] = {}
         self._runs: dict[str, RunRow] = {}
+        self._dead_letters: dict[tuple[str, int], DeadLetter] = {}
 
-    def apply_balances(self, changes: Sequence[BalanceChange], tracking: Tracking) -> None:
+    def _claim(self, window: Window) -> None:
+        recorded = self._max_tracking_ids[window.name]
+        if (recorded or 0) != window.after:
+            raise StaleWindowError(window, recorded)
+        self._max_tracking_ids[window.name] = window.upto
+
+    def apply_balances(self, changes: Sequence[BalanceChange], window: Window) -> None:
         with self._database_lock:
-            self._assert_tracking_uniqueness(tracking)
+            self._claim(window)
             for ch in changes:
                 old = self._balances.get(ch.aggregate_id)
                 self._balances[ch.aggregate_id] = BalanceRow(
@@ -41,24 +52,22 @@ class POPOReadModelView(POPOTrackingRecorder, ReadModelView):
                     status=ch.status or (old.status if old else "open"),
                     version=max(ch.version, old.version if old else 0),
                 )
-            self._insert_tracking(tracking)
 
     def apply_statement(
-        self, entries: Sequence[StatementRow], links: Sequence[RunLink], tracking: Tracking
+        self, entries: Sequence[StatementRow], links: Sequence[RunLink], window: Window
     ) -> None:
         with self._database_lock:
-            self._assert_tracking_uniqueness(tracking)
+            self._claim(window)
             for entry in entries:
                 self._statement[(entry.aggregate_id, entry.version)] = entry
             for link in links:
                 key = (link.aggregate_id, link.version)
                 if key in self._statement:
                     self._statement[key] = replace(self._statement[key], run_id=link.run_id)
-            self._insert_tracking(tracking)
 
-    def apply_runs(self, changes: Sequence[RunChange], tracking: Tracking) -> None:
+    def apply_runs(self, changes: Sequence[RunChange], window: Window) -> None:
         with self._database_lock:
-            self._assert_tracking_uniqueness(tracking)
+            self._claim(window)
             for ch in changes:
                 old = self._runs.get(ch.run_id)
                 merged: dict[str, Any] = {
@@ -68,7 +77,20 @@ class POPOReadModelView(POPOTrackingRecorder, ReadModelView):
                     for f in fields(RunRow)
                 }
                 self._runs[ch.run_id] = RunRow(**merged)
-            self._insert_tracking(tracking)
+
+    def record_dead_letter(self, letter: DeadLetter, window: Window) -> None:
+        with self._database_lock:
+            self._claim(window)
+            self._dead_letters[(letter.projection, letter.position)] = letter
+
+    def dead_letters(self, projection: str | None = None) -> list[DeadLetter]:
+        with self._database_lock:
+            letters = [
+                letter
+                for letter in self._dead_letters.values()
+                if projection is None or letter.projection == projection
+            ]
+        return sorted(letters, key=lambda letter: (letter.position, letter.projection))
 
     def balances(self, accounts: Collection[str] | None = None) -> list[BalanceRow]:
         with self._database_lock:
@@ -101,10 +123,25 @@ class POPOReadModelView(POPOTrackingRecorder, ReadModelView):
 
     def reset(self, projection: str, tracking_name: str) -> None:
         with self._database_lock:
-            if projection == "balances":
-                self._balances.clear()
-            elif projection == "statement":
-                self._statement.clear()
-            else:
-                self._runs.clear()
+            self._tables()[projection].clear()
+            for key in [k for k in self._dead_letters if k[0] == projection]:
+                del self._dead_letters[key]
             self._max_tracking_ids.pop(tracking_name, None)
+
+    def take_over(self, projection: str, source_prefix: str, source: str, tracking: str) -> int:
+        rebuilt = self.siblings[source_prefix]
+        with self._database_lock, rebuilt._database_lock:
+            table, theirs = self._tables()[projection], rebuilt._tables()[projection]
+            table.clear()
+            table.update(theirs)
+            for key in [k for k in self._dead_letters if k[0] == projection]:
+                del self._dead_letters[key]
+            self._dead_letters.update(
+                {k: v for k, v in rebuilt._dead_letters.items() if k[0] == projection}
+            )
+            position = rebuilt._max_tracking_ids[source] or 0
+            self._max_tracking_ids[tracking] = position or None
+        return position
+
+    def _tables(self) -> dict[str, dict[Any, Any]]:
+        return {"balances": self._balances, "statement": self._statement, "runs": self._runs}

@@ -28,8 +28,9 @@ class ReadSetConflictError(IntegrityError):
 
 
 def check(read_versions: ReadVersions | None, current: Mapping[UUID, int | None]) -> None:
-    """Raise ReadSetConflictError for the first aggregate whose version moved on."""
+    """Raise ReadSetConflictError for the first aggregate whose version moved on (a version
+    of 0 reads as absent)."""
     for originator_id, read in (read_versions or {}).items():
-        now = current.get(originator_id)
+        now = current.get(originator_id) or 0
         if now != read:
             raise ReadSetConflictError(originator_id, read, now)

@@ -10,7 +10,9 @@ from eventsourcing import sqlite
 from eventsourcing.persistence import StoredEvent
 from eventsourcing.sqlite import SQLiteApplicationRecorder, SQLiteCursor, SQLiteProcessRecorder
 
+from application.rate_counter import Clock, MemoryRateCounter, RateCounter
 from infrastructure import read_set
+from infrastructure.sqlite_rate import SQLiteRateCounter
 from infrastructure.sqlite_views import SQLiteReadModelView
 
 
@@ -63,3 +65,11 @@ def make_view(factory: Factory, prefix: str) -> SQLiteReadModelView:
     view = SQLiteReadModelView(factory.datastore, prefix)
     view.create_table()
     return view
+
+
+def make_rate_counter(factory: Factory, name: str, clock: Clock | None = None) -> RateCounter:
+    """The counter `name`, in a table beside the events (one row per key)."""
+    pool = factory.datastore.pool
+    if pool.is_sqlite_memory_mode:  # a database of this process only
+        return MemoryRateCounter(name, clock)
+    return SQLiteRateCounter(pool.db_name, name, clock, timeout=pool.lock_timeout or 5.0)

@@ -1,4 +1,6 @@
-"""The read models in SQLite, beside the events: each batch and its tracking in one transaction."""
+"""The read models in SQLite, beside the events: each window and its tracking in one
+transaction, which claims the window first (its first statement is a write, so it holds
+SQLite's write lock from the start and reads nothing stale)."""
 
 from __future__ import annotations
 
@@ -6,18 +8,18 @@ from collections.abc import Collection, Sequence
 from decimal import Decimal
 from typing import Any
 
-from eventsourcing.persistence import Tracking
-from eventsourcing.sqlite import SQLiteDatastore, SQLiteTrackingRecorder
+from eventsourcing.sqlite import SQLiteCursor, SQLiteDatastore, SQLiteTrackingRecorder
 
 from application.read_models.rows import (
     BalanceChange,
     BalanceRow,
+    DeadLetter,
     RunChange,
     RunLink,
     RunRow,
     StatementRow,
 )
-from application.read_models.view import ReadModelView
+from application.read_models.view import ReadModelView, StaleWindowError, Window
 
 RUN_COLUMNS = (
     "principal", "kind", "language", "status", "calls", "previewed", "committed",
@@ -54,12 +56,15 @@ class SQLiteReadModelView(SQLiteTrackingRecorder, ReadModelView):
             "kind TEXT, language TEXT, status TEXT, calls INTEGER, previewed INTEGER, "
             "committed INTEGER, confirmed_by TEXT, error TEXT, created_at TEXT, "
             "decided_at TEXT, position INTEGER)",
+            f"CREATE TABLE IF NOT EXISTS {p}dead_letters (projection TEXT, position INTEGER, "
+            "error TEXT, recorded_at TEXT, PRIMARY KEY (projection, position))",
         ]
 
-    # Writes: rows and tracking in one transaction; a repeated batch fails on its tracking.
+    # Writes: the window claimed, then its rows, in one transaction.
 
-    def apply_balances(self, changes: Sequence[BalanceChange], tracking: Tracking) -> None:
+    def apply_balances(self, changes: Sequence[BalanceChange], window: Window) -> None:
         with self.datastore.transaction(commit=True) as c:
+            _claim(c, window)
             c.executemany(
                 f"INSERT INTO {self.prefix}balances VALUES (?, ?, ?, ?, ?, ?) "
                 "ON CONFLICT (aggregate_id) DO UPDATE SET "
@@ -73,12 +78,12 @@ class SQLiteReadModelView(SQLiteTrackingRecorder, ReadModelView):
                     for ch in changes
                 ],
             )
-            self._insert_tracking(c, tracking)
 
     def apply_statement(
-        self, entries: Sequence[StatementRow], links: Sequence[RunLink], tracking: Tracking
+        self, entries: Sequence[StatementRow], links: Sequence[RunLink], window: Window
     ) -> None:
         with self.datastore.transaction(commit=True) as c:
+            _claim(c, window)
             c.executemany(
                 f"INSERT INTO {self.prefix}statement VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 [
@@ -102,17 +107,35 @@ class SQLiteReadModelView(SQLiteTrackingRecorder, ReadModelView):
                 "WHERE aggregate_id = ? AND version = ?",
                 [(link.run_id, link.aggregate_id, link.version) for link in links],
             )
-            self._insert_tracking(c, tracking)
 
-    def apply_runs(self, changes: Sequence[RunChange], tracking: Tracking) -> None:
+    def apply_runs(self, changes: Sequence[RunChange], window: Window) -> None:
         updates = ", ".join(f"{col} = COALESCE(excluded.{col}, {col})" for col in RUN_COLUMNS)
         with self.datastore.transaction(commit=True) as c:
+            _claim(c, window)
             c.executemany(
                 f"INSERT INTO {self.prefix}runs VALUES ({', '.join('?' * (1 + len(RUN_COLUMNS)))}) "
                 f"ON CONFLICT (run_id) DO UPDATE SET {updates}",
                 [(ch.run_id, *(getattr(ch, col) for col in RUN_COLUMNS)) for ch in changes],
             )
-            self._insert_tracking(c, tracking)
+
+    def record_dead_letter(self, letter: DeadLetter, window: Window) -> None:
+        with self.datastore.transaction(commit=True) as c:
+            _claim(c, window)
+            c.execute(
+                f"INSERT OR REPLACE INTO {self.prefix}dead_letters VALUES (?, ?, ?, ?)",
+                (letter.projection, letter.position, letter.error, letter.recorded_at),
+            )
+
+    def dead_letters(self, projection: str | None = None) -> list[DeadLetter]:
+        sql = f"SELECT * FROM {self.prefix}dead_letters"
+        params: list[Any] = []
+        if projection is not None:
+            sql += " WHERE projection = ?"
+            params = [projection]
+        rows = self._select(sql + " ORDER BY position, projection", params)
+        return [
+            DeadLetter(r["projection"], r["position"], r["error"], r["recorded_at"]) for r in rows
+        ]
 
     # Reads.
 
@@ -165,14 +188,51 @@ class SQLiteReadModelView(SQLiteTrackingRecorder, ReadModelView):
 
     def reset(self, projection: str, tracking_name: str) -> None:
         with self.datastore.transaction(commit=True) as c:
-            c.execute(f"DELETE FROM {self.prefix}{projection}")
             c.execute("DELETE FROM tracking WHERE application_name = ?", (tracking_name,))
+            c.execute(f"DELETE FROM {self.prefix}{projection}")
+            c.execute(f"DELETE FROM {self.prefix}dead_letters WHERE projection = ?", (projection,))
+
+    def take_over(self, projection: str, source_prefix: str, source: str, tracking: str) -> int:
+        mine, theirs = self.prefix, source_prefix
+        with self.datastore.transaction(commit=True) as c:
+            # The write lock first: no window of this projection applies meanwhile.
+            c.execute("DELETE FROM tracking WHERE application_name = ?", (tracking,))
+            c.execute("SELECT notification_id FROM tracking WHERE application_name = ?", (source,))
+            row = c.fetchone()
+            position = int(row[0]) if row else 0
+            c.execute(f"DELETE FROM {mine}{projection}")
+            c.execute(f"INSERT INTO {mine}{projection} SELECT * FROM {theirs}{projection}")
+            c.execute(f"DELETE FROM {mine}dead_letters WHERE projection = ?", (projection,))
+            c.execute(
+                f"INSERT INTO {mine}dead_letters SELECT * FROM {theirs}dead_letters "
+                "WHERE projection = ?",
+                (projection,),
+            )
+            if position:
+                c.execute("INSERT INTO tracking VALUES (?, ?)", (tracking, position))
+        return position
 
     def _select(self, sql: str, params: list[Any]) -> list[Any]:
         with self.datastore.transaction(commit=False) as c:
             c.execute(sql, params)
             rows: list[Any] = c.fetchall()
             return rows
+
+
+def _claim(c: SQLiteCursor, window: Window) -> None:
+    """Move the window's tracking from `after` to `upto`, or raise StaleWindowError."""
+    if window.after == 0:
+        c.execute("INSERT OR IGNORE INTO tracking VALUES (?, ?)", (window.name, window.upto))
+    else:
+        c.execute(
+            "UPDATE tracking SET notification_id = ? "
+            "WHERE application_name = ? AND notification_id = ?",
+            (window.upto, window.name, window.after),
+        )
+    if c.sqlite_cursor.rowcount != 1:
+        c.execute("SELECT notification_id FROM tracking WHERE application_name = ?", (window.name,))
+        row = c.fetchone()
+        raise StaleWindowError(window, int(row[0]) if row else None)
 
 
 def _statement_row(r: Any) -> StatementRow:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import socket
 import subprocess
+import tempfile
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -31,28 +32,28 @@ def served_process(
 ) -> Iterator[tuple[str, subprocess.Popen[str]]]:
     """As `serving`, and the server's process too (its pid, for a benchmark to watch)."""
     port = free_port()
-    process = subprocess.Popen(
-        [*argv, "--port", str(port)],
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-    )
-    base = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + timeout
-        while True:
-            try:
-                if httpx.get(f"{base}/health", timeout=1).status_code == 200:
-                    break
-            except httpx.TransportError:
-                pass
-            if process.poll() is not None or time.monotonic() > deadline:
-                process.kill()
-                output = process.stdout.read() if process.stdout else ""
-                raise AssertionError(f"{' '.join(argv)} did not come up:\n{output}")
-            time.sleep(0.05)
-        yield base, process
-    finally:
-        process.terminate()
-        process.wait(timeout=30)
+    # A file, not a pipe: nobody reads a pipe while the server runs, and a server that
+    # logs more than a pipe holds would block on its next write.
+    with tempfile.TemporaryFile(mode="w+") as log:
+        process = subprocess.Popen(
+            [*argv, "--port", str(port)], env=env, stdout=log, stderr=subprocess.STDOUT, text=True
+        )
+        base = f"http://127.0.0.1:{port}"
+        try:
+            deadline = time.monotonic() + timeout
+            while True:
+                try:
+                    if httpx.get(f"{base}/health", timeout=1).status_code == 200:
+                        break
+                except httpx.TransportError:
+                    pass
+                if process.poll() is not None or time.monotonic() > deadline:
+                    process.kill()
+                    process.wait(timeout=30)
+                    log.seek(0)
+                    raise AssertionError(f"{' '.join(argv)} did not come up:\n{log.read()}")
+                time.sleep(0.05)
+            yield base, process
+        finally:
+            process.terminate()
+            process.wait(timeout=30)

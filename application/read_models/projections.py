@@ -19,7 +19,7 @@ from eventsourcing.utils import get_topic
 
 from application.read_models import raw
 from application.read_models.rows import BalanceChange, RunChange, RunLink, StatementRow
-from application.read_models.view import ReadModelView
+from application.read_models.view import ReadModelView, Window
 from domain.account import Account
 from domain.money import ZERO
 from domain.run import COMMITTED, EXPIRED, FAILED, PENDING, REJECTED, Run
@@ -55,12 +55,15 @@ class LedgerProjection(Projection[ReadModelView]):
     """A projection that folds a batch of events into one write of its view."""
 
     def process_event(self, domain_event: Any, tracking: Tracking) -> None:
-        self.process_batch([(domain_event, tracking.notification_id)], tracking)
+        # eventsourcing's follower interface: one event, right after the recorded position.
+        after = self.view.max_tracking_id(tracking.application_name) or 0
+        window = Window(tracking.application_name, after, tracking.notification_id)
+        self.process_batch([(domain_event, tracking.notification_id)], window)
 
-    def process_batch(self, events: Sequence[Positioned], tracking: Tracking) -> None:
+    def process_batch(self, events: Sequence[Positioned], window: Window) -> None:
         raise NotImplementedError
 
-    def process_stored(self, notifications: Sequence[Notification], tracking: Tracking) -> bool:
+    def process_stored(self, notifications: Sequence[Notification], window: Window) -> bool:
         """Fold stored events without decoding them whole; False if this projection cannot."""
         return False
 
@@ -71,7 +74,7 @@ class BalancesProjection(LedgerProjection):
     name = "balances"
     topics = ACCOUNT_TOPICS
 
-    def process_batch(self, events: Sequence[Positioned], tracking: Tracking) -> None:
+    def process_batch(self, events: Sequence[Positioned], window: Window) -> None:
         changes: dict[str, BalanceChange] = {}
         for event, _position in events:
             if type(event) not in SIGNS:
@@ -84,9 +87,9 @@ class BalancesProjection(LedgerProjection):
                 change.account, change.owner, change.status = event.account, event.owner, "open"
             elif isinstance(event, Account.Closed):
                 change.status = "closed"
-        self.view.apply_balances(list(changes.values()), tracking)
+        self.view.apply_balances(list(changes.values()), window)
 
-    def process_stored(self, notifications: Sequence[Notification], tracking: Tracking) -> bool:
+    def process_stored(self, notifications: Sequence[Notification], window: Window) -> bool:
         changes: dict[Any, BalanceChange] = {}
         kinds, signs, amount = _KIND_OF_TOPIC, _SIGN_OF_TOPIC, raw.amount
         for note in notifications:
@@ -108,7 +111,7 @@ class BalancesProjection(LedgerProjection):
                 change.status = "closed"
         for originator_id, change in changes.items():
             change.aggregate_id = originator_id.hex
-        self.view.apply_balances(list(changes.values()), tracking)
+        self.view.apply_balances(list(changes.values()), window)
         return True
 
 
@@ -118,7 +121,7 @@ class StatementProjection(LedgerProjection):
     name = "statement"
     topics = (*ACCOUNT_TOPICS, get_topic(Run.Committed))
 
-    def process_batch(self, events: Sequence[Positioned], tracking: Tracking) -> None:
+    def process_batch(self, events: Sequence[Positioned], window: Window) -> None:
         keys = {e.originator_id.hex for e, _ in events if type(e) in SIGNS}
         running = self.view.last_balances(keys)
         entries: list[StatementRow] = []
@@ -153,7 +156,7 @@ class StatementProjection(LedgerProjection):
                     time=event.timestamp.isoformat(),
                 )
             )
-        self.view.apply_statement(entries, links, tracking)
+        self.view.apply_statement(entries, links, window)
 
 
 class RunsProjection(LedgerProjection):
@@ -162,13 +165,13 @@ class RunsProjection(LedgerProjection):
     name = "runs"
     topics = RUN_TOPICS
 
-    def process_batch(self, events: Sequence[Positioned], tracking: Tracking) -> None:
+    def process_batch(self, events: Sequence[Positioned], window: Window) -> None:
         changes: dict[str, RunChange] = {}
         for event, position in events:
             run_id = str(event.originator_id)
             change = changes.setdefault(run_id, RunChange(run_id))
             _fold_run(change, event, position)
-        self.view.apply_runs(list(changes.values()), tracking)
+        self.view.apply_runs(list(changes.values()), window)
 
 
 def _fold_run(change: RunChange, event: AggregateEvent, position: int) -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 import threading
 
-from application.read_models.service import ReadModels
+from application.read_models.service import TRANSIENT, ReadModels
 
 log = logging.getLogger("sluice.projector")
 
@@ -43,7 +43,10 @@ class Projector:
         while not self._stop.is_set():
             try:
                 done = sum(c.events for c in self.read_models.catch_up())
-            except Exception:  # a store hiccup must not end the projector
+            except TRANSIENT as error:  # the store is away for now: one line, then again
+                log.warning("catching up the read models: the store failed (%s); retrying", error)
+                done = 0
+            except Exception:  # nothing may end the projector
                 log.exception("catching up the read models failed; retrying")
                 done = 0
             if done == 0:

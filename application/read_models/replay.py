@@ -1,4 +1,5 @@
-"""Rebuild read models from the log beside the live ones, then prove they are equal."""
+"""Rebuild read models from the log beside the live ones, prove they are equal, and on
+request swap a rebuild in for a live model that is wrong."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from application.ledger import Ledger
+from application.read_models.rows import DeadLetter
 from application.read_models.service import LIVE, REPLAY, Progress, ReadModels, open_view
 from application.read_models.view import PROJECTIONS
 
@@ -17,6 +19,14 @@ class Comparison:
     equal: bool | None  # None: could not be compared at one position
     rows: int
     differences: list[str] = field(default_factory=list)
+    live_dead_letters: list[DeadLetter] = field(default_factory=list)
+    rebuilt_dead_letters: list[DeadLetter] = field(default_factory=list)
+    swapped: bool = False
+
+    @property
+    def sound(self) -> bool:
+        """Equal to its rebuild, and no event set aside."""
+        return bool(self.equal) and not self.live_dead_letters
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -25,11 +35,19 @@ class Comparison:
             "equal": self.equal,
             "rows": self.rows,
             "differences": self.differences,
+            "swapped": self.swapped,
+            "dead_letters": {
+                "live": [_letter(x) for x in self.live_dead_letters],
+                "rebuilt": [_letter(x) for x in self.rebuilt_dead_letters],
+            },
         }
 
 
 class Replay:
-    """A rebuild in `replay_` tables, resumable: it goes on from where it stopped."""
+    """A rebuild in `replay_` tables, resumable: it goes on from where it stopped.
+
+    A rebuild that set events aside starts again from the first event, so that each run
+    retries every dead letter with the code of the day."""
 
     def __init__(self, ledger: Ledger) -> None:
         self.live = ReadModels(ledger, open_view(ledger, LIVE))
@@ -41,14 +59,33 @@ class Replay:
         *,
         to: int | None = None,
         from_scratch: bool = False,
+        swap: bool = False,
         progress: Progress | None = None,
     ) -> list[Comparison]:
         names = names or list(PROJECTIONS)
-        if from_scratch:
-            self.rebuilt.reset(names)
+        for name in names:
+            self.rebuilt.projection(name)
+        again = [n for n in names if from_scratch or self.rebuilt.dead_letters(n)]
+        if again:
+            self.rebuilt.reset(again)
         target = self.live.head() if to is None else min(to, self.live.head())
         self.rebuilt.catch_up(names, to=target, progress=progress)
-        return [self._compare(name, target, follow_live=to is None) for name in names]
+        compared = [self._compare(name, target, follow_live=to is None) for name in names]
+        if not swap:
+            return compared
+        return [self._swap(comparison) for comparison in compared]
+
+    def _swap(self, before: Comparison) -> Comparison:
+        """Install the rebuild as the live model, then bring it to the log's head."""
+        name = before.projection
+        self.live.take_over(name, self.rebuilt)
+        head = self.live.head()
+        self.live.catch_up([name], to=head)
+        after = self._compare(name, head, follow_live=True)
+        after.swapped = True
+        if before.differences:
+            after.differences = [f"before the swap: {d}" for d in before.differences]
+        return after
 
     def _compare(self, name: str, target: int, *, follow_live: bool) -> Comparison:
         live = self.live.position(name)
@@ -57,17 +94,18 @@ class Replay:
         elif live > target and follow_live:
             self.rebuilt.catch_up([name], to=live)
         position = self.rebuilt.position(name)
+        letters = self.live.dead_letters(name), self.rebuilt.dead_letters(name)
         if self.live.position(name) != position:
             return Comparison(name, position, None, 0, [
                 f"the live model is at {self.live.position(name)}, the rebuilt one at {position}"
-            ])  # fmt: skip
+            ], *letters)  # fmt: skip
         ours, theirs = _rows(self.rebuilt, name), _rows(self.live, name)
         differences = [
             f"rebuilt {a!r} != live {b!r}" for a, b in zip(ours, theirs, strict=False) if a != b
         ]
         if len(ours) != len(theirs):
             differences.append(f"rebuilt has {len(ours)} rows, live has {len(theirs)}")
-        return Comparison(name, position, not differences, len(ours), differences[:20])
+        return Comparison(name, position, not differences, len(ours), differences[:20], *letters)
 
 
 def _rows(models: ReadModels, name: str) -> list[Any]:
@@ -77,3 +115,7 @@ def _rows(models: ReadModels, name: str) -> list[Any]:
     if name == "statement":
         return view.statement_entries()
     return view.runs()
+
+
+def _letter(letter: DeadLetter) -> dict[str, Any]:
+    return {"position": letter.position, "error": letter.error, "recorded_at": letter.recorded_at}

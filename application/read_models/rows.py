@@ -86,3 +86,13 @@ class RunRow:
     created_at: str
     decided_at: str | None
     position: int
+
+
+@dataclass(frozen=True)
+class DeadLetter:
+    """An event a projection could not apply: kept aside, so the projection goes on."""
+
+    projection: str
+    position: int
+    error: str
+    recorded_at: str

@@ -1,19 +1,27 @@
 """Keeping read models up to date: catch up from the log a window at a time, exactly once.
 
-Each window of the log is folded by a projection and written with its tracking position
-in one transaction. Two processes catching up at once cannot apply a window twice: the
-second insert of a tracking position that is not past the recorded one fails, its
-transaction writes nothing, and it reads the new position and goes on.
+Each window (after, upto] of the log is folded by a projection and written with its
+tracking position in one transaction, and only if the recorded position is still `after`
+(see `view.Window`). Any number of projectors and catch-ups may run at once, in any number
+of processes: an applier whose window went stale writes nothing, reads the new position and
+goes on from there.
+
+A window that fails for another reason than the store being unavailable is applied again
+one event at a time; an event that still fails is a dead letter: kept aside with its
+position and error, in the same transaction that moves the projection past it, so one
+poison event never stops the read side. `sluice replay` rebuilds, which retries them.
 """
 
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from datetime import UTC, datetime
 
 from eventsourcing.domain import AggregateEvent
-from eventsourcing.persistence import IntegrityError, Notification, Tracking
+from eventsourcing.persistence import InterfaceError, Notification, OperationalError
 from eventsourcing.utils import resolve_topic
 
 from application.ledger import Ledger
@@ -24,10 +32,15 @@ from application.read_models.projections import (
     StatementProjection,
 )
 from application.read_models.raw import plain_json
-from application.read_models.view import PROJECTIONS, ReadModelView
+from application.read_models.rows import DeadLetter
+from application.read_models.view import PROJECTIONS, ReadModelView, StaleWindowError, Window
 
 LIVE, REPLAY = "rm_", "replay_"
 Progress = Callable[[str, int, int, int], None]  # projection, position, target, events
+# The store could not be reached or timed out: try the window again later, never set it aside.
+TRANSIENT = (OperationalError, InterfaceError)
+MAX_ERROR = 500
+log = logging.getLogger("sluice.projector")
 
 
 class UnknownProjectionError(LookupError):
@@ -97,6 +110,13 @@ class ReadModels:
             self.projection(name)
             self.view.reset(name, self.tracking_name(name))
 
+    def take_over(self, name: str, rebuilt: ReadModels) -> int:
+        """Swap a rebuilt projection in for this one, atomically; the position taken over."""
+        self.projection(name)
+        return self.view.take_over(
+            name, rebuilt.view.prefix, rebuilt.tracking_name(name), self.tracking_name(name)
+        )
+
     def wait(self, position: int, timeout: float = 5.0) -> None:
         """Block until every projection has reached `position`, catching up if behind."""
         deadline = time.monotonic() + timeout
@@ -112,32 +132,80 @@ class ReadModels:
         processed = 0
         position = self.position(projection.name)
         while position < target:
-            stop = min(target, position + self.window)
+            upto = min(target, position + self.window)
             notifications = self.ledger.recorder.select_notifications(
-                position + 1, self.window, stop=stop, topics=projection.topics
+                position + 1, self.window, stop=upto, topics=projection.topics
             )
+            window = Window(name, position, upto)
             try:
-                self._process(projection, notifications, Tracking(name, stop))
-            except IntegrityError:
-                position = self.position(projection.name)  # another process applied it
+                self._process(projection, notifications, window)
+            except StaleWindowError:
+                position = self.position(projection.name)  # another applier moved it on
                 continue
-            position = stop
+            except TRANSIENT:
+                raise
+            except Exception:
+                if not self._one_at_a_time(projection, notifications, window):
+                    position = self.position(projection.name)
+                    continue
+            position = upto
             processed += len(notifications)
             if progress:
                 progress(projection.name, position, target, processed)
         return CatchUp(projection.name, position, processed)
 
+    def _one_at_a_time(
+        self, projection: LedgerProjection, notifications: Sequence[Notification], window: Window
+    ) -> bool:
+        """Apply a failed window event by event, setting aside those that fail; False if
+        another applier moved the projection on meanwhile."""
+        after = window.after
+        try:
+            for notification in notifications:
+                single = Window(window.name, after, notification.id)
+                try:
+                    self._process(projection, [notification], single)
+                except (StaleWindowError, *TRANSIENT):
+                    raise
+                except Exception as error:
+                    letter = dead_letter(projection.name, notification.id, error)
+                    self.view.record_dead_letter(letter, single)
+                    log.error(
+                        "projection %s set aside the event at position %d: %s",
+                        projection.name,
+                        notification.id,
+                        letter.error,
+                    )
+                after = notification.id
+            if after < window.upto:
+                self._process(projection, [], Window(window.name, after, window.upto))
+        except StaleWindowError:
+            return False
+        return True
+
+    def dead_letters(self, projection: str | None = None) -> list[DeadLetter]:
+        return self.view.dead_letters(projection)
+
     def _process(
         self,
         projection: LedgerProjection,
         notifications: Sequence[Notification],
-        tracking: Tracking,
+        window: Window,
     ) -> None:
-        if self.fast and projection.process_stored(notifications, tracking):
+        if self.fast and projection.process_stored(notifications, window):
             return
         events = []
         for notification in notifications:
             event = self.ledger.mapper.to_domain_event(notification)
             assert isinstance(event, AggregateEvent)
             events.append((event, notification.id))
-        projection.process_batch(events, tracking)
+        projection.process_batch(events, window)
+
+
+def dead_letter(projection: str, position: int, error: Exception) -> DeadLetter:
+    """The error as printable text of bounded length: it may quote the very value that failed."""
+    text = f"{type(error).__name__}: {error}"
+    shown = "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
+    if len(shown) > MAX_ERROR:
+        shown = shown[: MAX_ERROR - 3] + "..."
+    return DeadLetter(projection, position, shown, datetime.now(UTC).isoformat())

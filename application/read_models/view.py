@@ -1,5 +1,10 @@
-"""The port of the read models: a tracking recorder that writes each batch of changes and
+"""The port of the read models: a tracking recorder that writes each window of changes and
 its tracking position in ONE transaction (exactly once), and answers the read side.
+
+A window is the stretch of the log (after, upto] of one projection. It applies only if the
+projection's recorded position is `after` at the moment it is written; the adapter claims
+the tracking row first in the transaction, so two appliers of overlapping windows cannot
+both write: the second finds the position moved and writes nothing (`StaleWindowError`).
 
 Adapters live in `infrastructure` (SQLite, in memory, Postgres); a persistence module that
 serves read models exposes `make_view(factory, prefix)`.
@@ -9,13 +14,15 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Collection, Sequence
+from dataclasses import dataclass
 from decimal import Decimal
 
-from eventsourcing.persistence import Tracking, TrackingRecorder
+from eventsourcing.persistence import IntegrityError, Tracking, TrackingRecorder
 
 from application.read_models.rows import (
     BalanceChange,
     BalanceRow,
+    DeadLetter,
     RunChange,
     RunLink,
     RunRow,
@@ -25,21 +32,54 @@ from application.read_models.rows import (
 PROJECTIONS = ("balances", "statement", "runs")
 
 
+@dataclass(frozen=True)
+class Window:
+    """The events after position `after` up to `upto` (inclusive), for one tracking name."""
+
+    name: str
+    after: int
+    upto: int
+
+    @property
+    def tracking(self) -> Tracking:
+        return Tracking(self.name, self.upto)
+
+
+class StaleWindowError(IntegrityError):
+    """The window does not start at the recorded position: another applier moved it on."""
+
+    def __init__(self, window: Window, recorded: int | None) -> None:
+        super().__init__(
+            f"window ({window.after}, {window.upto}] of {window.name} does not start at the "
+            f"recorded position {recorded or 0}; nothing was written"
+        )
+        self.window = window
+        self.recorded = recorded
+
+
 class ReadModelView(TrackingRecorder, ABC):
     """Tables named with a prefix (`rm_` live, `replay_` for a rebuild beside them)."""
 
     prefix: str
 
     @abstractmethod
-    def apply_balances(self, changes: Sequence[BalanceChange], tracking: Tracking) -> None: ...
+    def apply_balances(self, changes: Sequence[BalanceChange], window: Window) -> None: ...
 
     @abstractmethod
     def apply_statement(
-        self, entries: Sequence[StatementRow], links: Sequence[RunLink], tracking: Tracking
+        self, entries: Sequence[StatementRow], links: Sequence[RunLink], window: Window
     ) -> None: ...
 
     @abstractmethod
-    def apply_runs(self, changes: Sequence[RunChange], tracking: Tracking) -> None: ...
+    def apply_runs(self, changes: Sequence[RunChange], window: Window) -> None: ...
+
+    @abstractmethod
+    def record_dead_letter(self, letter: DeadLetter, window: Window) -> None:
+        """Keep an event the projection could not apply, and move past it (one transaction)."""
+
+    @abstractmethod
+    def dead_letters(self, projection: str | None = None) -> list[DeadLetter]:
+        """In log order; of one projection, or of all."""
 
     @abstractmethod
     def balances(self, accounts: Collection[str] | None = None) -> list[BalanceRow]:
@@ -62,4 +102,10 @@ class ReadModelView(TrackingRecorder, ABC):
 
     @abstractmethod
     def reset(self, projection: str, tracking_name: str) -> None:
-        """Forget a projection's rows and position: it will rebuild from the first event."""
+        """Forget a projection's rows, dead letters and position: it rebuilds from the start."""
+
+    @abstractmethod
+    def take_over(self, projection: str, source_prefix: str, source: str, tracking: str) -> int:
+        """Replace this view's rows, dead letters and position of `projection` with those of
+        the same projection in the tables of `source_prefix` (tracked as `source`), in one
+        transaction; the position taken over."""

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import logging
 import sys
 from pathlib import Path
 from typing import Annotated, NoReturn
@@ -13,15 +14,16 @@ from rich.console import Console
 
 from application import principals
 from application.principals import PrincipalError, PrincipalView
-from application.store_config import StoreConfigError
+from application.store_config import StoreConfigError, redacted
 from gateway.bootstrap import Sluice
 from gateway.catalog import UnknownUseCaseError
 from gateway.cli.flow import decide, submit
-from gateway.cli.operate import audit_app, events, export, replay
+from gateway.cli.operate import audit_app, events, export, project, replay
 from gateway.cli.render import show_outcome
 from gateway.demo import demo_agent_keys, demo_keys, seed
 from gateway.errors import GatewayError
 from gateway.policy.caps import CapsConfigError
+from gateway.program.pool_settings import PoolConfigError
 
 app = typer.Typer(
     name="sluice",
@@ -34,6 +36,7 @@ principal_app = typer.Typer(help="Principals and their API keys.", no_args_is_he
 app.add_typer(principal_app, name="principal")
 app.add_typer(audit_app, name="audit")
 app.command()(replay)
+app.command()(project)
 app.command()(events)
 app.command()(export)
 USAGE_ERROR = 2
@@ -51,7 +54,7 @@ AsOption = Annotated[
 def _open() -> Sluice:
     try:
         return Sluice()
-    except (StoreConfigError, CapsConfigError) as error:
+    except (StoreConfigError, CapsConfigError, PoolConfigError) as error:
         _usage_error(str(error))
 
 
@@ -262,13 +265,33 @@ def serve(
     with_demo: Annotated[
         bool, typer.Option("--demo", help="Seed the demo data first and print its keys.")
     ] = False,
+    projector: Annotated[
+        bool,
+        typer.Option(
+            "--projector/--no-projector",
+            help="Keep the read models current in this process, or leave it to `sluice project`.",
+        ),
+    ] = True,
 ) -> None:
     """Serve the HTTP API (uvicorn)."""
     import uvicorn
 
     from gateway.http.app import create_app
+    from gateway.mcp.state_keys import StateKeysConfigError
 
+    # Plain log lines, set before the app exists. Left unset, the MCP SDK puts a rich
+    # handler on the root logger when the app builds its MCP server; its highlighted
+    # tracebacks cost about a second of CPU each, spent on the event loop when an error
+    # reaches an async handler, so every request and /health would wait behind it.
+    logging.basicConfig(
+        level=logging.WARNING, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
+    )
     with _open() as sluice:
+        sluice.projected_elsewhere = not projector
+        try:
+            app_ = create_app(sluice, projector=projector, host=host)
+        except StateKeysConfigError as error:
+            _usage_error(str(error))
         if with_demo:
             seed(sluice.gateway)
             _print_demo_keys()
@@ -277,10 +300,9 @@ def serve(
                 f"http://{host}:{port}/v1/accounts\n"
             )
         typer.echo(
-            f"Serving {sluice.database_url} on http://{host}:{port}/ "
+            f"Serving {redacted(sluice.database_url)} on http://{host}:{port}/ "
             "(the web console at /, the API docs at /docs, MCP at /mcp)"
         )
-        app_ = create_app(sluice, projector=True, host=host)
         uvicorn.run(app_, host=host, port=port, log_level="warning")
 
 
@@ -306,6 +328,7 @@ def mcp(
     """Serve MCP on stdin/stdout as the principal of SLUICE_API_KEY (for a desktop client)."""
     import os
 
+    from gateway.mcp.state_keys import StateKeysConfigError
     from gateway.mcp.stdio import serve_stdio
 
     key = os.environ.get("SLUICE_API_KEY")
@@ -316,6 +339,8 @@ def mcp(
             serve_stdio(sluice.gateway, key, console_url=console_url, elicit=elicitation)
         except GatewayError as refused:
             _usage_error(f"SLUICE_API_KEY: {refused}")
+        except StateKeysConfigError as error:
+            _usage_error(str(error))
 
 
 @app.command()

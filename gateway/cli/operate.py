@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import json
+import os
 import signal
 import sys
 import threading
@@ -20,23 +21,30 @@ from rich.table import Table
 
 from application import audit as audits
 from application.log import follow, read_log
-from application.read_models.replay import Replay
+from application.read_models.replay import Comparison, Replay
 from application.read_models.service import UnknownProjectionError
+from application.store_config import redacted
 from application.verify import verify
 from domain.errors import AccountNotFoundError
 from gateway.bootstrap import Sluice
 from gateway.policy.caps import CapsConfigError
+from gateway.program.pool_settings import PoolConfigError
 
 audit_app = typer.Typer(help="Answer: why did this change, who asked, who confirmed?")
 JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON instead of tables.")]
 
 
-def _open() -> Sluice:
+def _open(*, whole_log: bool = False) -> Sluice:
+    """The system; `whole_log` for a command that reads or rewrites all of it (a rebuild, a
+    swap, a verification, an export): its statements may take longer than a request's bound,
+    so unless POSTGRES_STATEMENT_TIMEOUT is set, they have none."""
     from application.store_config import StoreConfigError
 
+    if whole_log:
+        os.environ.setdefault("POSTGRES_STATEMENT_TIMEOUT", "0")
     try:
         return Sluice()
-    except (StoreConfigError, CapsConfigError) as error:
+    except (StoreConfigError, CapsConfigError, PoolConfigError) as error:
         _fail(str(error), 2)
 
 
@@ -57,11 +65,21 @@ def replay(
     from_scratch: Annotated[
         bool, typer.Option("--from-scratch", help="Forget an earlier rebuild and start over.")
     ] = False,
+    swap: Annotated[
+        bool,
+        typer.Option(
+            "--swap", help="Then put the rebuild in place of the live model, in one transaction."
+        ),
+    ] = False,
     as_json: JsonOption = False,
 ) -> None:
-    """Rebuild read models from the log beside the live ones (resuming an interrupted rebuild),
-    then check the rebuilt models against the live ones."""
-    with _open() as sluice:
+    """Rebuild read models from the log beside the live ones (resuming an interrupted rebuild;
+    retrying every event set aside), check them against the live ones, and with --swap
+    replace the live ones by the rebuild. Exit 0 when the live models are equal to the
+    rebuild and hold no dead letter."""
+    if swap and to is not None:
+        _fail("--swap rebuilds to the log's head; leave out --to", 2)
+    with _open(whole_log=True) as sluice:
         rebuild = Replay(sluice.ledger)
         console = Console(stderr=True)
         with Progress(
@@ -84,26 +102,58 @@ def replay(
 
             try:
                 results = rebuild.run(
-                    projection, to=to, from_scratch=from_scratch, progress=progress
+                    projection, to=to, from_scratch=from_scratch, swap=swap, progress=progress
                 )
             except UnknownProjectionError as error:
                 _fail(str(error), 2)
     if as_json:
         _print_json([r.to_json() for r in results])
     else:
-        for result in results:
-            verdict = {
-                True: "[green]equal[/]",
-                False: "[red]DIFFERENT[/]",
-                None: "[yellow]not compared[/]",
-            }
-            Console().print(
-                f"{result.projection}: rebuilt to position {result.position}, {result.rows} rows, "
-                f"{verdict[result.equal]} to the live model"
-            )
-            for difference in result.differences:
-                Console().print(f"  {difference}", markup=False)
-    raise typer.Exit(0 if all(r.equal for r in results) else 1)
+        _print_replay(results)
+    raise typer.Exit(0 if all(r.sound for r in results) else 1)
+
+
+def _print_replay(results: list[Comparison]) -> None:
+    console = Console()
+    verdict = {True: "[green]equal[/]", False: "[red]DIFFERENT[/]", None: "[yellow]not compared[/]"}
+    for result in results:
+        done = "swapped in, then brought to" if result.swapped else "rebuilt to"
+        console.print(
+            f"{result.projection}: {done} position {result.position}, {result.rows} rows, "
+            f"{verdict[result.equal]} to the live model"
+        )
+        for difference in result.differences:
+            console.print(f"  {difference}", markup=False)
+        for label, letters in (
+            ("live", result.live_dead_letters),
+            ("rebuilt", result.rebuilt_dead_letters),
+        ):
+            if letters:
+                console.print(f"  {len(letters)} event(s) set aside in the {label} model:")
+            for letter in letters[:20]:
+                console.print(f"    position {letter.position}: {letter.error}", markup=False)
+
+
+def project(
+    interval: Annotated[
+        float, typer.Option("--interval", help="Seconds to wait when the log has nothing new.")
+    ] = 0.1,
+) -> None:
+    """Keep the read models current, and nothing else: the projector as a service of its own
+    (gateways then run `sluice serve --no-projector`). Any number may run: each window of
+    the log is applied once. Stops on SIGTERM or Ctrl-C."""
+    stop = threading.Event()
+    signal.signal(signal.SIGTERM, lambda *_: stop.set())
+    with _open() as sluice:
+        sluice.projector.interval = interval
+        sluice.projector.start()
+        Console(stderr=True).print(f"Projecting {redacted(sluice.database_url)}", highlight=False)
+        try:
+            while not stop.wait(1.0):
+                if not sluice.projector.running:
+                    _fail("the projector stopped")
+        except KeyboardInterrupt:
+            pass
 
 
 @audit_app.command("account")
@@ -206,7 +256,7 @@ def audit_as_of(
 @audit_app.command("verify")
 def audit_verify(as_json: JsonOption = False) -> None:
     """Recompute every balance from the log and check the books; exit 1 on any failure."""
-    with _open() as sluice:
+    with _open(whole_log=True) as sluice:
         sluice.read_models.catch_up()
         position, checks = verify(sluice.ledger, sluice.read_models)
     ok = all(check.ok for check in checks)
@@ -255,7 +305,7 @@ def export(
     if writer:
         writer.writeheader()
     after = 0
-    with _open() as sluice:
+    with _open(whole_log=True) as sluice:
         while batch := read_log(sluice.ledger, after, 1000):
             for item in batch:
                 if writer:

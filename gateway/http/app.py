@@ -36,7 +36,7 @@ def create_app(
 
     `host` is the interface served: on loopback, /mcp refuses other Host headers."""
     elicit = os.environ.get("SLUICE_MCP_ELICITATION", "on") != "off"
-    request_limiter = RateLimiter(sluice.caps.requests_per_minute)
+    request_limiter = RateLimiter(sluice.caps.requests_per_minute, sluice.request_counter)
     mcp = McpOverHttp(sluice.gateway, request_limiter, host=host, elicit=elicit)
 
     @asynccontextmanager

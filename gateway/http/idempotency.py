@@ -1,8 +1,12 @@
-"""Idempotency-Key: the same key with the same body replays the first answer, writing nothing.
+"""Idempotency-Key: the same key with the same body replays the first final answer, writing
+nothing.
 
 The answer to a request that writes is appended in the same transaction as its effect, so
 a crash can never leave an effect without its answer (or the reverse); two concurrent
 requests with one key cannot both commit, as the answer's record can be created once.
+Only final answers are kept: a request that lost a race (409), was rate limited (429) or
+found the store or the sandbox unavailable (503) changed nothing, and its retry with the
+same key runs again.
 """
 
 from __future__ import annotations
@@ -25,6 +29,8 @@ from gateway.http.problems import PROBLEM_JSON, problem_body
 from gateway.proposals import Recorder
 
 MAX_KEY = 255
+# Answers that say "try again": never replayed.
+RETRYABLE = frozenset({409, 429, 503})
 
 
 def request_hash(path: str, body: Any) -> str:
@@ -61,6 +67,8 @@ def idempotent(
         if answered is not None:
             return answered  # a concurrent request with this key committed first
         status, body = problem_body(error)
+        if status in RETRYABLE:
+            raise
         kept = IdempotentRequest(
             principal=principal.name, key=key, request_hash=fingerprint, status=status, body=body
         )

@@ -201,16 +201,47 @@ class StatementEntry(Shape):
     timestamp: str
 
 
+class HealthCheck(Shape):
+    name: str
+    status: Literal["ok", "degraded"]
+    detail: str
+
+
 class Health(Shape):
     model_config = ConfigDict(
         extra="allow",
         json_schema_extra={
-            "examples": [{"status": "ok", "store": "reachable", "log_position": 30}]
+            "examples": [
+                {
+                    "status": "ok",
+                    "store": "reachable",
+                    "log_position": 30,
+                    "read_models": "0 event(s) behind the log",
+                    "dead_letters": 0,
+                    "projection_lag": 0,
+                    "checks": [
+                        {"name": "store", "status": "ok", "detail": "reachable"},
+                        {
+                            "name": "read_models",
+                            "status": "ok",
+                            "detail": "0 event(s) behind the log",
+                        },
+                    ],
+                }
+            ]
         },
     )
     status: Literal["ok", "degraded"]
     store: str
     log_position: int | None = None
+    read_models: str | None = None
+    dead_letters: int | None = Field(
+        default=None, description="Events the read models set aside (any makes /health 503)."
+    )
+    projection_lag: int | None = Field(
+        default=None, description="Log positions the slowest read model is behind the head."
+    )
+    checks: list[HealthCheck] = []
 
 
 class Problem(Shape):

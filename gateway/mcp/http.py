@@ -54,12 +54,15 @@ class BearerGate:
         if scope["type"] == "http":
             key = bearer(Headers(scope=scope))
             try:
-                principal = await anyio.to_thread.run_sync(self.gateway.authenticate, key)
-                admit(self.limiter, principal)
+                # Both read the store: off the event loop.
+                await anyio.to_thread.run_sync(self._admit, key)
             except GatewayError as error:
                 await _refusal(error)(scope, receive, send)
                 return
         await self.app(scope, receive, send)
+
+    def _admit(self, key: str | None) -> None:
+        admit(self.limiter, self.gateway.authenticate(key))
 
 
 def _refusal(error: GatewayError) -> JSONResponse:

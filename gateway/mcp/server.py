@@ -18,6 +18,7 @@ from mcp.server.context import ServerRequestContext
 from mcp.server.lowlevel.helper_types import ReadResourceContents
 from mcp.server.mcpserver import Context
 from mcp.server.mcpserver.exceptions import ResourceError, ToolError
+from mcp.server.request_state import RequestStateBoundary, RequestStateSecurity
 from mcp_types import (
     CallToolResult,
     ElicitResult,
@@ -33,7 +34,7 @@ from pydantic import AnyUrl, Field
 from application.principals import PrincipalView
 from gateway.errors import GatewayError
 from gateway.facade import Gateway
-from gateway.mcp import confirmation
+from gateway.mcp import confirmation, state_keys
 
 # Who asks, for one request; raises GatewayError("unauthenticated", ...) for a bad key.
 PrincipalFor = Callable[[Context[Any, Any]], PrincipalView]
@@ -62,15 +63,29 @@ class SluiceMCP(MCPServer):
     """MCPServer whose resources are the asking principal's directory and sheets."""
 
     def __init__(
-        self, gateway: Gateway, who: PrincipalFor, console: ConsoleFor, *, elicit: bool = True
+        self,
+        gateway: Gateway,
+        who: PrincipalFor,
+        console: ConsoleFor,
+        *,
+        elicit: bool = True,
+        state_security: RequestStateSecurity | None = None,
     ) -> None:
+        """`state_security` seals the confirmation's requestState; by default, with the keys
+        of SLUICE_MCP_STATE_KEYS (a StateKeysConfigError if they are malformed)."""
         super().__init__(
             name="sluice",
             title="Sluice",
             instructions=INSTRUCTIONS,
             version="0.1.0",
             log_level="WARNING",
+            request_state_security=state_security or state_keys.request_state_security(),
         )
+        # Just outside the SDK's sealing boundary, to explain the refusals it raises.
+        boundary = next(
+            i for i, m in enumerate(self.middleware) if isinstance(m, RequestStateBoundary)
+        )
+        self.middleware.insert(boundary, state_keys.ExplainRefusedState())
         self.gateway = gateway
         self.who = who
         self.console = console

@@ -1,31 +1,31 @@
-"""Programs per minute, per principal.
+"""Requests or programs per minute, per principal (P6).
 
-Counted in this process: N gateway processes admit up to N times the cap between them.
+Counted in the store (`application.rate_counter`): every gateway process on one store
+shares one cap, and a restart forgets nothing. No 60 s ever admits more than the cap.
 """
 
 from __future__ import annotations
 
-import threading
-import time
-from collections import defaultdict, deque
-from collections.abc import Callable
+from application.ledger import Ledger
+from application.rate_counter import MemoryRateCounter, RateCounter, open_rate_counter
+
+REQUESTS = "requests_per_minute"
+PROGRAMS = "programs_per_minute"
 
 
 class RateLimiter:
-    def __init__(self, per_minute: int, clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(self, per_minute: int, counter: RateCounter | None = None) -> None:
         self.per_minute = per_minute
-        self.clock = clock
-        self._seen: dict[str, deque[float]] = defaultdict(deque)
-        self._lock = threading.Lock()
+        self.counter = counter if counter is not None else MemoryRateCounter("in process")
+
+    @classmethod
+    def in_store(cls, ledger: Ledger, cap: str, per_minute: int) -> RateLimiter:
+        """The limiter of cap `cap` (REQUESTS or PROGRAMS) counted in the ledger's store."""
+        return cls(per_minute, open_rate_counter(ledger, cap))
 
     def admit(self, principal: str) -> float | None:
-        """None if admitted; else the seconds to wait before the next program is admitted."""
-        now = self.clock()
-        with self._lock:
-            seen = self._seen[principal]
-            while seen and now - seen[0] >= 60:
-                seen.popleft()
-            if len(seen) >= self.per_minute:
-                return 60 - (now - seen[0])
-            seen.append(now)
-            return None
+        """None if admitted; else the seconds to wait before the next one is admitted."""
+        return self.counter.admit(principal, self.per_minute)
+
+    def close(self) -> None:
+        self.counter.close()

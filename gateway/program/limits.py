@@ -9,6 +9,8 @@ from dataclasses import dataclass
 class ProgramLimits:
     max_source_bytes: int = 20_000
     max_calls: int = 50
+    # The sandbox's clock: the time the program itself executes. Waiting for a worker, the
+    # type check, and the host's answers to its calls (the store) are not counted.
     wall_seconds: float = 2.0
     max_memory_bytes: int = 32 * 2**20
     max_recursion_depth: int = 200

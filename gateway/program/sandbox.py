@@ -4,6 +4,11 @@ A program is type-checked against the catalog's stubs, then started; each use-ca
 suspends it and comes to the host as a snapshot carrying its place in the text. The
 host answers it, or stops the program there for good: a refused call is the end of the
 program, so no `try` in the program can step over it.
+
+The time cap is the sandbox's own clock, which runs only while the program executes: not
+while it waits for a worker, nor while it is type-checked, nor while the host answers one of
+its calls (the store may be slow). Waiting for a worker is bounded apart (`PoolSettings`);
+past that wait the program is not run at all, and `SandboxBusyError` says so.
 """
 
 from __future__ import annotations
@@ -11,6 +16,7 @@ from __future__ import annotations
 import re
 import threading
 from collections.abc import Callable, Collection
+from contextlib import ExitStack
 from dataclasses import dataclass
 from typing import Any
 
@@ -22,6 +28,7 @@ from pydantic_monty import (
     MontyCrashedError,
     MontyError,
     MontyRuntimeError,
+    MontySession,
     MontySyntaxError,
     MontyTypingError,
     NameLookupSnapshot,
@@ -29,6 +36,7 @@ from pydantic_monty import (
 
 from gateway.program.errors import ProgramError, Stage, position_of
 from gateway.program.limits import ProgramLimits
+from gateway.program.pool_settings import DEFAULT_WAIT_SECONDS, DEFAULT_WORKERS, PoolSettings
 
 # dispatch(name, keyword arguments, line, column) -> value returned to the program.
 Dispatch = Callable[[str, dict[str, Any], int, int], Any]
@@ -45,6 +53,20 @@ class CallRefusedError(Exception):
         self.stage = stage
 
 
+class SandboxBusyError(Exception):
+    """No worker came free within the wait: the program did not run, so it did not fail.
+
+    Not a ProgramError: it is the process's capacity, retryable, never a run's outcome.
+    """
+
+    # A worker comes free whenever any program ends, so a short pause is enough.
+    retry_after = 1
+
+    def __init__(self, wait_seconds: float) -> None:
+        super().__init__(f"the sandbox is busy: no worker came free within {wait_seconds:g} s")
+        self.wait_seconds = wait_seconds
+
+
 @dataclass(frozen=True)
 class SandboxRun:
     result: Any
@@ -54,12 +76,21 @@ class SandboxRun:
 class Sandbox:
     """Owns the worker pool; safe to share between threads."""
 
-    def __init__(self, limits: ProgramLimits, *, workers: int = 2) -> None:
+    def __init__(
+        self,
+        limits: ProgramLimits,
+        *,
+        workers: int = DEFAULT_WORKERS,
+        wait_seconds: float = DEFAULT_WAIT_SECONDS,
+    ) -> None:
         self.limits = limits
+        self.settings = PoolSettings(workers=workers, wait_seconds=wait_seconds)
         self._pool = Monty(
             min_processes=1,
-            max_processes=workers,
+            max_processes=self.settings.workers,
+            checkout_timeout=self.settings.wait_seconds,
             # A backstop past the sandbox's own clock: a worker stuck in one turn is killed.
+            # A turn ends at each use-case call, so the host's answers are never part of it.
             request_timeout=limits.wall_seconds + 5.0,
         )
         self._started = False
@@ -85,19 +116,8 @@ class Sandbox:
         output = CollectString(max_bytes=self.limits.max_output_bytes)
         placeholders = {name: _never_called for name in functions}
         try:
-            with self._pool.checkout(
-                type_check=True,
-                type_check_stubs=stubs,
-                type_check_format="concise",
-                limits={
-                    "max_feed_duration_secs": self.limits.wall_seconds,
-                    "max_memory": self.limits.max_memory_bytes,
-                    "max_recursion_depth": self.limits.max_recursion_depth,
-                    # The call cap is the host's; this only stops a runaway of lookups.
-                    "max_suspensions": self.limits.max_calls * 4 + 100,
-                },
-                os_policy={"sleep": "zero"},
-            ) as session:
+            with ExitStack() as stack:
+                session = self._checkout(stack, stubs)
                 snapshot = session.feed_start(
                     source, external_lookup=placeholders, print_callback=output
                 )
@@ -118,6 +138,28 @@ class Sandbox:
             raise ProgramError("sandbox", f"the sandbox worker stopped: {error}") from None
         except MontyError as error:
             raise ProgramError("sandbox", f"sandbox error: {error}") from None
+
+    def _checkout(self, stack: ExitStack, stubs: str) -> MontySession:
+        """A worker of the pool, waited for at most `wait_seconds`; the stack returns it."""
+        try:
+            session = self._pool.checkout(
+                type_check=True,
+                type_check_stubs=stubs,
+                type_check_format="concise",
+                limits={
+                    # The sandbox's own clock: it runs only while the program executes.
+                    "max_feed_duration_secs": self.limits.wall_seconds,
+                    "max_memory": self.limits.max_memory_bytes,
+                    "max_recursion_depth": self.limits.max_recursion_depth,
+                    # The call cap is the host's; this only stops a runaway of lookups.
+                    "max_suspensions": self.limits.max_calls * 4 + 100,
+                },
+                os_policy={"sleep": "zero"},
+            )
+            # Entering the session is what takes a worker from the pool (or waits for one).
+            return stack.enter_context(session)
+        except TimeoutError:
+            raise SandboxBusyError(self.settings.wait_seconds) from None
 
     def _answer(self, source: str, snapshot: Any, dispatch: Dispatch) -> Any:
         if isinstance(snapshot, FunctionSnapshot):

@@ -13,6 +13,12 @@ SESSION_TIMEOUT, ORIGINATOR_ID_TYPE (uuid or text), CREATE_TABLE and the
 APPLICATION/TRACKING/PROCESS_RECORDER_TOPIC variables. Differences:
 - POSTGRES_LOCK_TIMEOUT and the idle timeout are session settings sent when a
   connection opens (no SET LOCAL round trip per insert).
+- Two more: POSTGRES_STATEMENT_TIMEOUT (seconds, 0 = none, as for the lock
+  timeout; also sent when a connection opens, and 2 s past it the client stops
+  waiting for an answer, for a link that went silent) and POSTGRES_APPLICATION_NAME
+  (default "sluice"; how pg_stat_activity names this process's backends).
+  The defaults here are eventsourcing's (no lock or statement timeout);
+  SLUICE_DATABASE_URL brings bounded ones (application/store_config.py).
 - SINGLE_ROW_TRACKING=false (the legacy multi-row tracking table) is refused.
 - POSTGRES_ENABLE_DB_FUNCTIONS is accepted and ignored: every insert here goes
   through a server function anyway, and that function keeps the commit-order
@@ -66,12 +72,24 @@ are guarded by the unique (originator_id, originator_version) key.
 
 Errors are eventsourcing's persistence errors. `RetryableError` (an
 OperationalError) means nothing was committed and the same call may be made
-again: `LockTimeoutError`, `PoolTimeoutError`, `StoreUnavailableError` (cannot
-reach host:port), serialization failures and deadlocks. `ConnectionLostError`
-is not retryable for writes (the commit may or may not have happened; a repeat
-is harmless but may report an IntegrityError); reads that lose their connection
-are retried once on a new one. A pooled connection the server closed while it
-sat idle is noticed before use (its socket turned readable) and replaced.
+again: `LockTimeoutError`, `StatementTimeoutError`, `PoolTimeoutError`,
+`StoreUnavailableError` (cannot reach host:port), serialization failures and
+deadlocks. `ConnectionLostError` is not retryable for writes (the commit may or
+may not have happened; a repeat is harmless but may report an IntegrityError);
+reads that lose their connection are retried once on a new one. asyncpg's own
+client errors never escape raw: on a connection that broke they are a
+`ConnectionLostError`, otherwise an `InterfaceError`.
+
+Broken connections are never lent again (lanes and async pools alike). A
+connection goes back to its pool only after success or a server error, and only
+if it is sound: not closed, not inside a transaction, and the server has said
+nothing since its last ReadyForQuery. That last test reads both the socket (a
+poll, no round trip) and the last bytes asyncpg already read (driver._Watch): a
+backend killed as it answers sends its termination notice in the same read as
+the reply, which asyncpg takes for a protocol error; lent again, the connection
+would fail its next call with "cannot switch to state 12; another operation (2)
+is in progress". After any other exception (a client or protocol error, a
+cancelled call) the connection is closed at once.
 """
 
 from __future__ import annotations
@@ -85,11 +103,13 @@ from infrastructure.postgres.errors import (
     PoolTimeoutError,
     ReadSetConflictError,
     RetryableError,
+    StatementTimeoutError,
     StoreConnectionError,
     StoreUnavailableError,
 )
 from infrastructure.postgres.factory import AsyncpgFactory
 from infrastructure.postgres.process_recorder import AsyncpgProcessRecorder
+from infrastructure.postgres.rate import AsyncpgRateCounter, make_rate_counter
 from infrastructure.postgres.settings import PostgresSettings
 from infrastructure.postgres.subscription import AsyncpgSubscription
 from infrastructure.postgres.tracking_recorder import AsyncpgTrackingRecorder
@@ -103,6 +123,7 @@ __all__ = [
     "AsyncpgDatastore",
     "AsyncpgFactory",
     "AsyncpgProcessRecorder",
+    "AsyncpgRateCounter",
     "AsyncpgReadModelView",
     "AsyncpgSubscription",
     "AsyncpgTrackingRecorder",
@@ -113,7 +134,9 @@ __all__ = [
     "PostgresSettings",
     "ReadSetConflictError",
     "RetryableError",
+    "StatementTimeoutError",
     "StoreConnectionError",
     "StoreUnavailableError",
+    "make_rate_counter",
     "make_view",
 ]

@@ -45,6 +45,7 @@ class AsyncpgDatastore:
             password=settings.get_password or settings.password,
             timeout=settings.connect_timeout,
             server_settings=settings.server_settings(),
+            command_timeout=settings.command_timeout,
         )
         self.lanes = LanePool(
             self.connect,
@@ -75,24 +76,49 @@ class AsyncpgDatastore:
     async def arun(self, op: driver.Operation[T], *, idempotent: bool = True) -> T:
         pool = await self._loop_pool()
         for attempt in (1, 2):
-            acquisition = pool.acquire()
+            acquisition, conn = await self._acquire_sound(pool)
             try:
-                conn = await acquisition.__aenter__()
+                result = await op(conn)
+                if conn.is_in_transaction():
+                    conn.terminate()  # a call must never leave a transaction for the next
+                return result
             except Exception as exc:
-                raise self._acquire_error(exc) from exc
-            try:
-                return await op(conn)
-            except Exception as exc:
-                error = translate(exc)
+                # As in the lanes: a connection whose state is unknown is closed, so the
+                # pool replaces it instead of lending it again.
+                broken = not driver.left_clean(conn, exc)
+                if broken:
+                    conn.terminate()
+                error = translate(exc, broken=broken)
                 if isinstance(error, ConnectionLostError) and idempotent and attempt == 1:
                     continue
                 if error is None or error is exc:
                     raise
                 raise error from exc
+            except BaseException:
+                # Cancelled mid-call: the connection may be mid-protocol.
+                conn.terminate()
+                raise
             finally:
                 await acquisition.__aexit__(None, None, None)
         msg = "unreachable"
         raise AssertionError(msg)
+
+    async def _acquire_sound(
+        self, pool: driver.Pool
+    ) -> tuple[driver.PooledConnection, driver.Connection]:
+        """A connection from the pool that the server has not ended while it sat idle."""
+        for _ in range(self.settings.max_size + 1):
+            acquisition = pool.acquire()
+            try:
+                conn = await acquisition.__aenter__()
+            except Exception as exc:
+                raise self._acquire_error(exc) from exc
+            if driver.sound(conn):
+                return acquisition, conn
+            conn.terminate()  # released closed, the pool opens a new one in its place
+            await acquisition.__aexit__(None, None, None)
+        msg = "no sound Postgres connection in the pool"
+        raise ConnectionLostError(msg)
 
     def _acquire_error(self, exc: Exception) -> Exception:
         if isinstance(exc, StoreConnectionError | InterfaceError):

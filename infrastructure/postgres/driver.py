@@ -6,16 +6,21 @@ described here by small protocols, and the rest of the package stays typed.
 
 from __future__ import annotations
 
+import asyncio
 import select
 from collections.abc import Awaitable, Callable
 from typing import Any, Protocol, TypeVar, cast
 from uuid import UUID
 
 import asyncpg  # type: ignore[import-untyped, unused-ignore]
+from eventsourcing.persistence import PersistenceError
 
 PostgresError: type[Exception] = asyncpg.PostgresError
 ClientInterfaceError: type[Exception] = asyncpg.InterfaceError
-ConnectionDoesNotExistError: type[Exception] = asyncpg.exceptions.ConnectionDoesNotExistError
+ClientDataError: type[Exception] = asyncpg.exceptions._base.DataError
+# Raised by asyncpg's own protocol code (e.g. "cannot switch to state 12; another
+# operation (2) is in progress"): the connection cannot be trusted afterwards.
+InternalClientError: type[Exception] = asyncpg.exceptions._base.InternalClientError
 
 
 class Record(Protocol):
@@ -48,6 +53,8 @@ class Connection(Protocol):
     def is_closed(self) -> bool: ...
 
     def get_server_pid(self) -> int: ...
+
+    def is_in_transaction(self) -> bool: ...
 
 
 class PooledConnection(Protocol):
@@ -97,6 +104,7 @@ def connect_kwargs(
     password: PasswordSource,
     timeout: float,
     server_settings: dict[str, str],
+    command_timeout: float | None = None,
 ) -> dict[str, object]:
     return {
         "host": host,
@@ -106,13 +114,19 @@ def connect_kwargs(
         "password": password or None,
         "timeout": timeout,
         "server_settings": server_settings,
+        "command_timeout": command_timeout,
     }
+
+
+async def _prepare_connection(conn: Any) -> None:
+    _watch(conn)
+    await _use_plain_uuids(conn)
 
 
 async def connect(kwargs: dict[str, object]) -> Connection:
     conn = await asyncpg.connect(**kwargs)
     try:
-        await _use_plain_uuids(conn)
+        await _prepare_connection(conn)
     except BaseException:
         conn.terminate()
         raise
@@ -131,7 +145,7 @@ async def create_pool(kwargs: dict[str, object], *, max_size: int, max_idle: flo
         min_size=0,
         max_size=max_size,
         max_inactive_connection_lifetime=max_idle,
-        init=_use_plain_uuids,
+        init=_prepare_connection,
         reset=_keep_session,
         **kwargs,
     )
@@ -143,24 +157,97 @@ def sqlstate(exc: BaseException) -> str | None:
     return code if isinstance(code, str) else None
 
 
-def has_pending_input(conn: Connection) -> bool:
-    """Whether the server sent something while the connection sat idle.
+# The last bytes of a ReadyForQuery message, whatever the transaction status byte.
+_READY_FOR_QUERY = b"Z\x00\x00\x00\x05"
 
-    An idle pooled connection receives nothing unless the server is going
-    away (a termination notice, then end of file), so readable means stale.
-    Polling the socket costs no round trip, unlike a pre-ping.
+
+class _Watch(asyncio.Protocol):
+    """Sits between a connection's transport and asyncpg's protocol and keeps the last
+    bytes the server sent.
+
+    Every exchange ends with the server's ReadyForQuery; after it, the server speaks
+    only to end the session (a FATAL notice: an admin kill, a restart, an idle
+    timeout). asyncpg reads such a notice as a protocol error and parks the
+    connection in an error state until the socket closes, so the next statement
+    fails with "cannot switch to state 12; another operation (2) is in progress".
+    The notice often comes in the same read as the reply before it (the backend was
+    killed while it answered), where a poll of the socket cannot see it.
     """
+
+    __slots__ = ("inner", "tail")
+
+    def __init__(self, inner: Any) -> None:
+        self.inner = inner
+        # A connection is handed over after its startup, which ends with ReadyForQuery.
+        self.tail = _READY_FOR_QUERY + b"I"
+
+    def data_received(self, data: bytes) -> None:
+        self.tail = data[-6:] if len(data) >= 6 else (self.tail + data)[-6:]
+        self.inner.data_received(data)
+
+    def eof_received(self) -> bool | None:
+        result: bool | None = self.inner.eof_received()
+        return result
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self.inner.connection_lost(exc)
+
+    def pause_writing(self) -> None:
+        self.inner.pause_writing()
+
+    def resume_writing(self) -> None:
+        self.inner.resume_writing()
+
+    @property
+    def quiet(self) -> bool:
+        """Whether the last thing the server said was ReadyForQuery."""
+        return self.tail[:5] == _READY_FOR_QUERY
+
+
+def _watch(conn: Any) -> None:
     transport = getattr(conn, "_transport", None)
-    sock = transport.get_extra_info("socket") if transport is not None else None
-    if sock is None:
+    if transport is not None and not isinstance(transport.get_protocol(), _Watch):
+        transport.set_protocol(_Watch(transport.get_protocol()))
+
+
+def sound(conn: Connection) -> bool:
+    """Whether an idle connection may take a new statement.
+
+    Not if it is closed, or inside a transaction (a call must never leave one open
+    for the next), or if the server said anything since its last ReadyForQuery: in
+    bytes asyncpg already read, or still waiting in the socket. Polling the socket
+    costs no round trip, unlike a pre-ping.
+    """
+    if conn.is_closed() or conn.is_in_transaction():
         return False
+    transport = getattr(conn, "_transport", None)
+    if transport is None:
+        return True
+    watch = transport.get_protocol()
+    if isinstance(watch, _Watch) and not watch.quiet:
+        return False
+    sock = transport.get_extra_info("socket")
+    if sock is None:
+        return True
     poller = getattr(select, "poll", None)
     if poller is None:
         readable, _, _ = select.select([sock.fileno()], [], [], 0)
-        return bool(readable)
+        return not readable
     p = poller()
     p.register(sock.fileno(), select.POLLIN)
-    return bool(p.poll(0))
+    return not p.poll(0)
+
+
+def left_clean(conn: Connection, exc: BaseException) -> bool:
+    """Whether a connection on which a call raised `exc` may be used again.
+
+    Only after a server error (or one of ours raised between statements) on a
+    connection that is idle and sound; after anything else (a client or protocol
+    error, a cancelled or interrupted call) its state is unknown.
+    """
+    if not isinstance(exc, PostgresError | PersistenceError):
+        return False
+    return sound(conn)
 
 
 T = TypeVar("T")

@@ -30,7 +30,7 @@ from infrastructure.postgres import driver
 READ_SET_CONFLICT_SQLSTATE = "SL409"
 
 _CONNECTION_GONE_SQLSTATES = frozenset({"57P01", "57P02", "25P03", "25P04"})
-_RETRYABLE_SQLSTATES = frozenset({"40001", "40P01", "57014"})
+_RETRYABLE_SQLSTATES = frozenset({"40001", "40P01"})
 _UNAVAILABLE_SQLSTATES = frozenset({"53300", "57P03"})
 
 
@@ -40,6 +40,10 @@ class RetryableError(OperationalError):
 
 class LockTimeoutError(RetryableError):
     """The insert lock was not granted within POSTGRES_LOCK_TIMEOUT."""
+
+
+class StatementTimeoutError(RetryableError):
+    """A statement ran longer than POSTGRES_STATEMENT_TIMEOUT (or was cancelled)."""
 
 
 class PoolTimeoutError(RetryableError):
@@ -88,16 +92,28 @@ class ReadSetConflictError(read_set.ReadSetConflictError):
         return cls(originator_id, int(read_version), int(current))
 
 
-def translate(exc: BaseException) -> PersistenceError | None:
-    """The persistence error for a driver error, or None if it is not one."""
+def translate(exc: BaseException, *, broken: bool = False) -> PersistenceError | None:
+    """The persistence error for a driver error, or None if it is not one.
+
+    `broken`: the call left its connection unusable (it was closed, or dropped
+    because asyncpg's protocol state can no longer be trusted). A client-side
+    error on such a connection means the connection was lost under the call.
+    """
     if isinstance(exc, PersistenceError):
         return exc
     message = str(exc) or type(exc).__name__
     if isinstance(exc, driver.PostgresError):
         return _from_sqlstate(driver.sqlstate(exc) or "", message, exc)
-    if isinstance(exc, driver.ConnectionDoesNotExistError | ConnectionError):
+    if isinstance(exc, ConnectionError):
         return ConnectionLostError(message)
-    if isinstance(exc, driver.ClientInterfaceError):
+    if isinstance(exc, asyncio.TimeoutError | TimeoutError) and broken:
+        # asyncpg's command timeout: the server's answer did not come in time.
+        return ConnectionLostError("PostgreSQL did not answer in time; the connection was closed")
+    if isinstance(exc, driver.ClientDataError):
+        return DataError(message)
+    if isinstance(exc, driver.ClientInterfaceError | driver.InternalClientError):
+        if broken:
+            return ConnectionLostError(f"the connection to PostgreSQL broke: {message}")
         return InterfaceError(message)
     return None
 
@@ -107,6 +123,8 @@ def _from_sqlstate(code: str, message: str, exc: BaseException) -> PersistenceEr
         return ReadSetConflictError.from_detail(getattr(exc, "detail", None))
     if code == "55P03":
         return LockTimeoutError(message)
+    if code == "57014":
+        return StatementTimeoutError(message)
     if code in _RETRYABLE_SQLSTATES:
         return RetryableError(message)
     if code in _CONNECTION_GONE_SQLSTATES or code.startswith("08"):

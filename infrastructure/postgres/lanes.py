@@ -120,11 +120,15 @@ class LanePool:
             try:
                 return await op(conn)
             except Exception as exc:
-                error = translate(exc)
-                if isinstance(error, ConnectionLostError):
+                # Only a connection left idle and sound goes back to the pool: after a
+                # client or protocol error its state is unknown, so it is closed now
+                # rather than found broken by the next call.
+                broken = not driver.left_clean(conn, exc)
+                if broken:
                     _drop(lane)
-                    if idempotent and attempt == 1:
-                        continue
+                error = translate(exc, broken=broken)
+                if isinstance(error, ConnectionLostError) and idempotent and attempt == 1:
+                    continue
                 if error is None or error is exc:
                     raise
                 raise error from exc
@@ -143,11 +147,7 @@ class LanePool:
         return conn
 
     async def _usable(self, lane: Lane, conn: driver.Connection) -> bool:
-        if conn.is_closed() or time.monotonic() - lane.opened_at > self._max_age:
-            return False
-        if driver.has_pending_input(conn):
-            # The server spoke to an idle connection: that is a termination
-            # notice (an admin kill, a restart, an idle timeout).
+        if time.monotonic() - lane.opened_at > self._max_age or not driver.sound(conn):
             return False
         if self._pre_ping:
             try:

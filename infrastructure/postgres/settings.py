@@ -11,6 +11,8 @@ from eventsourcing.utils import Environment, resolve_topic, strtobool
 from infrastructure.postgres.sql import check_identifier
 
 OriginatorIdType = Literal["uuid", "text"]
+# Seconds past the statement timeout after which the client stops waiting for an answer.
+COMMAND_TIMEOUT_MARGIN = 2.0
 N = TypeVar("N", int, float)
 
 POSTGRES_DBNAME = "POSTGRES_DBNAME"
@@ -24,6 +26,7 @@ POSTGRES_CONN_MAX_AGE = "POSTGRES_CONN_MAX_AGE"
 POSTGRES_PRE_PING = "POSTGRES_PRE_PING"
 POSTGRES_MAX_WAITING = "POSTGRES_MAX_WAITING"
 POSTGRES_LOCK_TIMEOUT = "POSTGRES_LOCK_TIMEOUT"
+POSTGRES_STATEMENT_TIMEOUT = "POSTGRES_STATEMENT_TIMEOUT"
 POSTGRES_POOL_SIZE = "POSTGRES_POOL_SIZE"
 POSTGRES_MAX_OVERFLOW = "POSTGRES_MAX_OVERFLOW"
 POSTGRES_IDLE_IN_TRANSACTION_SESSION_TIMEOUT = "POSTGRES_IDLE_IN_TRANSACTION_SESSION_TIMEOUT"
@@ -31,6 +34,7 @@ POSTGRES_SCHEMA = "POSTGRES_SCHEMA"
 POSTGRES_SINGLE_ROW_TRACKING = "SINGLE_ROW_TRACKING"
 ORIGINATOR_ID_TYPE = "ORIGINATOR_ID_TYPE"
 POSTGRES_ENABLE_DB_FUNCTIONS = "POSTGRES_ENABLE_DB_FUNCTIONS"
+POSTGRES_APPLICATION_NAME = "POSTGRES_APPLICATION_NAME"
 
 
 @dataclass(frozen=True)
@@ -47,6 +51,7 @@ class PostgresSettings:
     pre_ping: bool = False
     max_waiting: int = 0
     lock_timeout: int = 0
+    statement_timeout: int = 0
     pool_size: int = 5
     max_overflow: int = 10
     idle_in_transaction_session_timeout: int = 5
@@ -62,6 +67,9 @@ class PostgresSettings:
                 f"Invalid originator_id_type '{self.originator_id_type}', must be 'uuid' or 'text'"
             )
             raise ValueError(msg)
+        if self.lock_timeout < 0 or self.statement_timeout < 0:
+            msg = "POSTGRES_LOCK_TIMEOUT and POSTGRES_STATEMENT_TIMEOUT must not be negative"
+            raise ValueError(msg)
         if self.pool_size < 1 or self.max_overflow < 0:
             msg = "POSTGRES_POOL_SIZE must be at least 1 and POSTGRES_MAX_OVERFLOW not negative"
             raise ValueError(msg)
@@ -69,6 +77,18 @@ class PostgresSettings:
     @property
     def max_size(self) -> int:
         return self.pool_size + self.max_overflow
+
+    @property
+    def command_timeout(self) -> float | None:
+        """How long a call waits for the server's answer, client side (None: forever).
+
+        The statement timeout is enforced by the server, so it cannot end a wait on a
+        link that went silent (no reset, no end of file): the answer simply never comes.
+        The client therefore gives up a little after the server would have.
+        """
+        if not self.statement_timeout:
+            return None
+        return self.statement_timeout + COMMAND_TIMEOUT_MARGIN
 
     def server_settings(self) -> dict[str, str]:
         # Sent in the startup packet, so they cost no round trip; the lock
@@ -79,6 +99,7 @@ class PostgresSettings:
             # lock; a server default of REPEATABLE READ would take it before.
             "default_transaction_isolation": "read committed",
             "lock_timeout": f"{self.lock_timeout}s",
+            "statement_timeout": f"{self.statement_timeout}s",
             "idle_in_transaction_session_timeout": (f"{self.idle_in_transaction_session_timeout}s"),
         }
 
@@ -118,12 +139,14 @@ class PostgresSettings:
             pre_ping=strtobool(env.get(POSTGRES_PRE_PING) or "no"),
             max_waiting=_number(env, POSTGRES_MAX_WAITING, 0, int, "an integer"),
             lock_timeout=_number(env, POSTGRES_LOCK_TIMEOUT, 0, int, "an integer"),
+            statement_timeout=_number(env, POSTGRES_STATEMENT_TIMEOUT, 0, int, "an integer"),
             pool_size=_number(env, POSTGRES_POOL_SIZE, 5, int, "an integer"),
             max_overflow=_number(env, POSTGRES_MAX_OVERFLOW, 10, int, "an integer"),
             idle_in_transaction_session_timeout=_number(
                 env, POSTGRES_IDLE_IN_TRANSACTION_SESSION_TIMEOUT, 5, int, "an integer"
             ),
             originator_id_type=cast(OriginatorIdType, id_type),
+            application_name=env.get(POSTGRES_APPLICATION_NAME) or "sluice",
         )
 
 

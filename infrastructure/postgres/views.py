@@ -1,5 +1,9 @@
-"""The read models in Postgres, beside the events: each batch and its tracking in one
-transaction, written with one statement per table (arrays unnested server side)."""
+"""The read models in Postgres, beside the events: each window and its tracking in one
+transaction, written with one statement per table (arrays unnested server side).
+
+The transaction claims its window first: it moves the tracking row from the window's start
+to its end, which locks the row until commit, so a concurrent applier of an overlapping
+window waits, then finds the position moved and writes nothing (`StaleWindowError`)."""
 
 from __future__ import annotations
 
@@ -7,17 +11,16 @@ from collections.abc import Collection, Sequence
 from decimal import Decimal
 from typing import Any
 
-from eventsourcing.persistence import IntegrityError, Tracking
-
 from application.read_models.rows import (
     BalanceChange,
     BalanceRow,
+    DeadLetter,
     RunChange,
     RunLink,
     RunRow,
     StatementRow,
 )
-from application.read_models.view import ReadModelView
+from application.read_models.view import ReadModelView, StaleWindowError, Window
 from infrastructure.postgres import driver
 from infrastructure.postgres.datastore import AsyncpgDatastore
 from infrastructure.postgres.recorder import DdlStep
@@ -40,6 +43,8 @@ class AsyncpgReadModelView(AsyncpgTrackingRecorder, ReadModelView):
         self.t_balances = f"{schema}.{quote_ident(prefix + 'balances')}"
         self.t_statement = f"{schema}.{quote_ident(prefix + 'statement')}"
         self.t_runs = f"{schema}.{quote_ident(prefix + 'runs')}"
+        self.t_dead_letters = f"{schema}.{quote_ident(prefix + 'dead_letters')}"
+        self._quoted_schema = schema
 
     def ddl(self) -> list[DdlStep]:
         runs = ", ".join(f"{name} {kind}" for name, kind in RUN_COLUMNS)
@@ -65,11 +70,18 @@ class AsyncpgReadModelView(AsyncpgTrackingRecorder, ReadModelView):
                 self.prefix + "runs",
                 f"CREATE TABLE IF NOT EXISTS {self.t_runs} (run_id text PRIMARY KEY, {runs})",
             ),
+            DdlStep(
+                "relation",
+                self.prefix + "dead_letters",
+                f"CREATE TABLE IF NOT EXISTS {self.t_dead_letters} (projection text, "
+                "position bigint, error text, recorded_at text, "
+                "PRIMARY KEY (projection, position))",
+            ),
         ]
 
     # Writes.
 
-    def apply_balances(self, changes: Sequence[BalanceChange], tracking: Tracking) -> None:
+    def apply_balances(self, changes: Sequence[BalanceChange], window: Window) -> None:
         query = (
             f"INSERT INTO {self.t_balances} AS t SELECT * FROM unnest($1::text[], $2::text[], "
             "$3::text[], $4::numeric[], $5::text[], $6::int[]) "
@@ -87,10 +99,10 @@ class AsyncpgReadModelView(AsyncpgTrackingRecorder, ReadModelView):
             [c.status for c in changes],
             [c.version for c in changes],
         ]
-        self._write([(query, columns)], tracking)
+        self._write([(query, columns)], window)
 
     def apply_statement(
-        self, entries: Sequence[StatementRow], links: Sequence[RunLink], tracking: Tracking
+        self, entries: Sequence[StatementRow], links: Sequence[RunLink], window: Window
     ) -> None:
         insert = (
             f"INSERT INTO {self.t_statement} SELECT * FROM unnest($1::text[], $2::int[], "
@@ -112,9 +124,9 @@ class AsyncpgReadModelView(AsyncpgTrackingRecorder, ReadModelView):
             [x.version for x in links],
             [x.run_id for x in links],
         ]
-        self._write([(insert, entry_columns), (link, link_columns)], tracking)
+        self._write([(insert, entry_columns), (link, link_columns)], window)
 
-    def apply_runs(self, changes: Sequence[RunChange], tracking: Tracking) -> None:
+    def apply_runs(self, changes: Sequence[RunChange], window: Window) -> None:
         names = ["run_id", *(name for name, _ in RUN_COLUMNS)]
         kinds = ["text", *(kind for _, kind in RUN_COLUMNS)]
         arrays = ", ".join(f"${i}::{kind}[]" for i, kind in enumerate(kinds, 1))
@@ -124,23 +136,48 @@ class AsyncpgReadModelView(AsyncpgTrackingRecorder, ReadModelView):
             f"ON CONFLICT (run_id) DO UPDATE SET {updates}"
         )
         columns = [[getattr(c, name) for c in changes] for name in names]
-        self._write([(query, columns)], tracking)
+        self._write([(query, columns)], window)
 
-    def _write(self, statements: list[tuple[str, list[list[Any]]]], tracking: Tracking) -> None:
-        track = self.tracking_sql.insert_tracking()
+    def record_dead_letter(self, letter: DeadLetter, window: Window) -> None:
+        query = (
+            f"INSERT INTO {self.t_dead_letters} VALUES ($1, $2, $3, $4) "
+            "ON CONFLICT (projection, position) DO UPDATE SET error = EXCLUDED.error, "
+            "recorded_at = EXCLUDED.recorded_at"
+        )
+        row = [letter.projection, letter.position, letter.error, letter.recorded_at]
+        self._write([(query, [[value] for value in row])], window, arrays=False)
+
+    def _write(
+        self,
+        statements: list[tuple[str, list[list[Any]]]],
+        window: Window,
+        *,
+        arrays: bool = True,
+    ) -> None:
+        qualified = self.tracking_sql.qualified
+        if window.after == 0:
+            claim = (
+                f"INSERT INTO {qualified} (application_name, notification_id) "
+                "VALUES ($1, $2) ON CONFLICT (application_name) DO NOTHING "
+                "RETURNING notification_id"
+            )
+            args: tuple[object, ...] = (window.name, window.upto)
+        else:
+            claim = (
+                f"UPDATE {qualified} SET notification_id = $3 "
+                "WHERE application_name = $1 AND notification_id = $2 RETURNING notification_id"
+            )
+            args = (window.name, window.after, window.upto)
+        recorded = f"SELECT notification_id FROM {qualified} WHERE application_name = $1"
 
         async def write(conn: driver.Connection) -> None:
             async with conn.transaction():
+                if not await conn.fetch(claim, *args):
+                    raise StaleWindowError(window, await conn.fetchval(recorded, window.name))
                 for query, columns in statements:
                     if columns and columns[0]:
-                        await conn.execute(query, *columns)
-                rows = await conn.fetch(track, tracking.application_name, tracking.notification_id)
-                if not rows:
-                    msg = (
-                        f"tracking {tracking.application_name} {tracking.notification_id} "
-                        "is not past the recorded position"
-                    )
-                    raise IntegrityError(msg)
+                        values = columns if arrays else [column[0] for column in columns]
+                        await conn.execute(query, *values)
 
         self.datastore.run(write, idempotent=False)
 
@@ -186,18 +223,72 @@ class AsyncpgReadModelView(AsyncpgTrackingRecorder, ReadModelView):
         rows = self._fetch(f"SELECT * FROM {self.t_runs}{where} ORDER BY position", *args)
         return [RunRow(r["run_id"], *(r[name] for name, _ in RUN_COLUMNS)) for r in rows]
 
+    def dead_letters(self, projection: str | None = None) -> list[DeadLetter]:
+        where, args = ("", []) if projection is None else (" WHERE projection = $1", [projection])
+        rows = self._fetch(
+            f"SELECT * FROM {self.t_dead_letters}{where} ORDER BY position, projection", *args
+        )
+        return [
+            DeadLetter(r["projection"], r["position"], r["error"], r["recorded_at"]) for r in rows
+        ]
+
     def reset(self, projection: str, tracking_name: str) -> None:
-        table = {"balances": self.t_balances, "statement": self.t_statement, "runs": self.t_runs}
+        table = self._table(self.prefix, projection)
         tracking_table = self.tracking_sql.qualified
 
         async def reset(conn: driver.Connection) -> None:
             async with conn.transaction():
-                await conn.execute(f"DELETE FROM {table[projection]}")
                 await conn.execute(
                     f"DELETE FROM {tracking_table} WHERE application_name = $1", tracking_name
                 )
+                await conn.execute(f"DELETE FROM {table}")
+                await conn.execute(
+                    f"DELETE FROM {self.t_dead_letters} WHERE projection = $1", projection
+                )
 
         self.datastore.run(reset, idempotent=False)
+
+    def take_over(self, projection: str, source_prefix: str, source: str, tracking: str) -> int:
+        check_identifier(source_prefix + "x")
+        mine, theirs = self._table(self.prefix, projection), self._table(source_prefix, projection)
+        their_letters = self._table(source_prefix, "dead_letters")
+        their_tracking = self._table(source_prefix, "tracking")
+        qualified = self.tracking_sql.qualified
+
+        async def take_over(conn: driver.Connection) -> int:
+            async with conn.transaction():
+                # The tracking row first: live appliers of this projection wait, then find
+                # their windows stale.
+                await conn.execute(f"DELETE FROM {qualified} WHERE application_name = $1", tracking)
+                position = await conn.fetchval(
+                    f"SELECT notification_id FROM {their_tracking} WHERE application_name = $1",
+                    source,
+                )
+                await conn.execute(f"DELETE FROM {mine}")
+                await conn.execute(f"INSERT INTO {mine} SELECT * FROM {theirs}")
+                await conn.execute(
+                    f"DELETE FROM {self.t_dead_letters} WHERE projection = $1", projection
+                )
+                await conn.execute(
+                    f"INSERT INTO {self.t_dead_letters} SELECT * FROM {their_letters} "
+                    "WHERE projection = $1",
+                    projection,
+                )
+                if position:
+                    await conn.execute(
+                        f"INSERT INTO {qualified} (application_name, notification_id) "
+                        "VALUES ($1, $2)",
+                        tracking,
+                        position,
+                    )
+                return int(position or 0)
+
+        return self.datastore.run(take_over, idempotent=False)
+
+    def _table(self, prefix: str, name: str) -> str:
+        if name not in {"balances", "statement", "runs", "dead_letters", "tracking"}:
+            raise ValueError(f"no read-model table {name}")
+        return f"{self._quoted_schema}.{quote_ident(prefix + name)}"
 
     def _fetch(self, query: str, *args: object) -> list[driver.Record]:
         async def fetch(conn: driver.Connection) -> list[driver.Record]:

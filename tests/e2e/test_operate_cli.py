@@ -6,6 +6,7 @@ import csv
 import io
 import json
 import os
+import sqlite3
 import subprocess
 import sys
 import threading
@@ -14,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.postgres import support
 from tests.stores import empty_store
 
 SLUICE = str(Path(sys.executable).parent / "sluice")
@@ -48,6 +50,43 @@ def test_replay_rebuilds_and_finds_the_live_models_equal(env: dict[str, str]) ->
     ]
     unknown = sluice(env, "replay", "--projection", "gossip")
     assert (unknown.returncode, "no projection gossip" in unknown.stderr) == (2, True)
+
+
+def test_replay_swap_repairs_a_wrong_live_model_in_place(env: dict[str, str]) -> None:
+    assert sluice(env, "audit", "verify").returncode == 0  # the live models are caught up
+    corrupt_bob(env["SLUICE_DATABASE_URL"])
+
+    compared = sluice(env, "replay")
+    swapped = sluice(env, "replay", "--swap", "--json")
+    verified = sluice(env, "audit", "verify")
+
+    assert compared.returncode == 1
+    assert "balances: rebuilt to position" in compared.stdout
+    assert "DIFFERENT to the live model" in compared.stdout
+    assert "1000000.00" in compared.stdout
+    assert swapped.returncode == 0, swapped.stdout + swapped.stderr
+    balances = json.loads(swapped.stdout)[0]
+    assert (balances["projection"], balances["swapped"], balances["equal"]) == (
+        "balances",
+        True,
+        True,
+    )
+    assert verified.returncode == 0, verified.stdout
+    refused = sluice(env, "replay", "--swap", "--to", "3")
+    assert (refused.returncode, "leave out --to" in refused.stderr) == (2, True)
+
+
+def corrupt_bob(url: str) -> None:
+    """A wrong balance in the live read model, as a faulty tool would leave it."""
+    if url.startswith("sqlite"):
+        with sqlite3.connect(url.removeprefix("sqlite://")) as db:
+            db.execute("UPDATE rm_balances SET balance_cents = 100000000 WHERE account = 'bob'")
+    else:
+        schema = url.rsplit("schema=", 1)[1]
+        with support.admin_connection() as db:
+            db.execute(
+                f"UPDATE \"{schema}\".rm_balances SET balance = 1000000 WHERE account = 'bob'"
+            )
 
 
 def test_audit_commands_answer_in_json(env: dict[str, str]) -> None:

@@ -163,6 +163,28 @@ def test_a_write_skew_is_refused_at_confirm(
     assert refused.value.extra["proposal"]["preview"]["events"] == []
 
 
+def test_a_listing_is_guarded_against_accounts_opened_since_the_preview(
+    gateway: Gateway, who: Callable[[str], PrincipalView]
+) -> None:
+    # A program that decides on the set of accounts: one euro to each of them.
+    teller = who("teller")
+    to_everyone = 'for a in list_accounts():\n    deposit(account=a["account"], amount=1)'
+    proposal = gateway.propose(teller, "python", to_everyone)
+    gateway.call(teller, "open_account", {"account": "dan", "owner": "Dan"})
+    before = accounts_state(gateway.ledger)
+
+    with pytest.raises(GatewayError) as phantom:
+        gateway.confirm(teller, proposal["id"], proposal["preview_hash"])
+
+    assert phantom.value.kind == "conflict"
+    assert accounts_state(gateway.ledger) == before
+    fresh = phantom.value.extra["proposal"]
+    assert [e["account"] for e in fresh["preview"]["events"]] == ["alice", "bob", "carla", "dan"]
+    outcome = gateway.confirm(teller, fresh["id"], fresh["preview_hash"])
+    assert outcome["changed"] == 4
+    assert accounts_state(gateway.ledger)["dan"][0] == Decimal("1.00")
+
+
 def test_a_wrong_hash_commits_nothing(
     gateway: Gateway, who: Callable[[str], PrincipalView]
 ) -> None:

@@ -95,3 +95,17 @@ def test_what_is_not_supported_says_so() -> None:
         settings(SINGLE_ROW_TRACKING="false")
     with pytest.raises(OSError, match="ORIGINATOR_ID_TYPE"):
         settings(ORIGINATOR_ID_TYPE="integer")
+
+
+def test_the_statement_timeout_and_the_application_name_are_ours() -> None:
+    s = settings(POSTGRES_STATEMENT_TIMEOUT="7", POSTGRES_APPLICATION_NAME="sluice-a")
+    assert (s.statement_timeout, s.application_name) == (7, "sluice-a")
+    assert s.server_settings()["statement_timeout"] == "7s"
+    assert s.server_settings()["application_name"] == "sluice-a"
+    assert (settings().statement_timeout, settings().application_name) == (0, "sluice")
+    # The client stops waiting for an answer 2 s after the server would have given up.
+    assert (s.command_timeout, settings().command_timeout) == (9.0, None)
+    with pytest.raises(OSError, match=r"POSTGRES_STATEMENT_TIMEOUT.*invalid"):
+        settings(POSTGRES_STATEMENT_TIMEOUT="soon")
+    with pytest.raises(ValueError, match="must not be negative"):
+        settings(POSTGRES_STATEMENT_TIMEOUT="-1")

@@ -1,20 +1,20 @@
 """Run by test_crash: catch up the balances, and stop for good in the middle of the 3rd batch.
 
-The batch's rows are written, its tracking not yet: the process then waits inside the
-transaction, where the test kills it.
+The batch's window is claimed and its rows written, not committed: the process then waits
+inside the transaction, where the test kills it.
 """
 
 from __future__ import annotations
 
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from typing import Any
-
-from eventsourcing.persistence import Tracking
 
 from application.read_models.rows import BalanceChange
 from application.read_models.service import LIVE, ReadModels, open_view
+from application.read_models.view import Window
 from gateway.bootstrap import Sluice
 
 
@@ -24,43 +24,48 @@ def main() -> None:
         batches = 0
         original = view.apply_balances
 
-        def apply_and_hang(changes: Sequence[BalanceChange], tracking: Tracking) -> None:
+        def apply_and_hang(changes: Sequence[BalanceChange], window: Window) -> None:
             nonlocal batches
             batches += 1
             if batches < 3:
-                original(changes, tracking)
+                original(changes, window)
                 return
-            hang_inside_the_transaction(view, changes, tracking)
+            hang_inside_the_transaction(view, changes, window)
 
         view.apply_balances = apply_and_hang
         ReadModels(sluice.ledger, view, window=10).catch_up(["balances"])
 
 
 def hang_inside_the_transaction(
-    view: Any, changes: Sequence[BalanceChange], tracking: Tracking
+    view: Any, changes: Sequence[BalanceChange], window: Window
 ) -> None:
-    if hasattr(view, "datastore") and type(view).__name__.startswith("SQLite"):
-        insert_tracking = view._insert_tracking
+    if type(view).__name__.startswith("SQLite"):
+        # The window claimed and its rows written; the commit never comes.
+        transaction = view.datastore.transaction
 
-        def announce_then_wait(cursor: Any, tracking: Tracking) -> None:
-            print("IN-TRANSACTION", flush=True)
-            time.sleep(60)
-            insert_tracking(cursor, tracking)
+        @contextmanager
+        def announce_then_wait(*, commit: bool) -> Iterator[Any]:
+            with transaction(commit=commit) as cursor:
+                yield cursor
+                print("IN-TRANSACTION", flush=True)
+                time.sleep(60)
 
-        view._insert_tracking = announce_then_wait
-        type(view).apply_balances(view, changes, tracking)
+        view.datastore.transaction = announce_then_wait
+        type(view).apply_balances(view, changes, window)
         return
-    # Postgres: the batch's rows, then a statement that waits, then (never) the tracking.
+    # Postgres: the claim and the window's rows, then a statement that waits, never the commit.
     write = view._write
 
-    def write_then_wait(statements: list[Any], tracking: Tracking) -> None:
+    def write_then_wait(statements: list[Any], window: Window, **options: Any) -> None:
         print("IN-TRANSACTION", flush=True)
         write(
-            [*statements, ("SELECT pg_sleep(60) WHERE cardinality($1::int[]) = 1", [[1]])], tracking
+            [*statements, ("SELECT pg_sleep(60) WHERE cardinality($1::int[]) = 1", [[1]])],
+            window,
+            **options,
         )
 
     view._write = write_then_wait
-    type(view).apply_balances(view, changes, tracking)
+    type(view).apply_balances(view, changes, window)
 
 
 if __name__ == "__main__":

@@ -5,10 +5,10 @@ from __future__ import annotations
 from decimal import Decimal
 
 import pytest
-from eventsourcing.persistence import IntegrityError, Tracking
 
 from application.read_models.replay import Replay
 from application.read_models.service import LIVE, ReadModels, open_view
+from application.read_models.view import StaleWindowError, Window
 from domain.account import account_id
 from gateway.bootstrap import Sluice
 
@@ -72,13 +72,39 @@ def test_a_window_applied_twice_is_refused_and_changes_nothing(sluice: Sluice) -
     models.catch_up()
     before = models.view.balances()
     position = models.position("balances")
+    name = models.tracking_name("balances")
 
-    with pytest.raises(IntegrityError):
-        models.projections["balances"].process_batch(
-            [], Tracking(models.tracking_name("balances"), position)
-        )
+    with pytest.raises(StaleWindowError):
+        models.projections["balances"].process_batch([], Window(name, position - 1, position))
 
     assert models.view.balances() == before
+    assert models.position("balances") == position
+
+
+def test_a_window_overlapping_one_already_applied_is_refused(sluice: Sluice) -> None:
+    # One applier caught up to the head; another, which read the position before that,
+    # comes with a window that starts earlier and ends later.
+    models = sluice.read_models
+    head = models.head()
+    teller = sluice.gateway.authenticate("sk-demo-teller")
+    sluice.gateway.call(teller, "deposit", {"account": "carla", "amount": 1})
+    models.catch_up(to=head)
+    before = {row.account: row.balance for row in models.view.balances()}
+    late = ReadModels(sluice.ledger, open_view(sluice.ledger, LIVE))
+    notifications = sluice.ledger.recorder.select_notifications(
+        head - 5, 100, topics=late.projections["balances"].topics
+    )
+    overlapping = Window(models.tracking_name("balances"), head - 6, models.head())
+
+    with pytest.raises(StaleWindowError) as stale:
+        late.projections["balances"].process_stored(notifications, overlapping)
+
+    assert f"recorded position {head}" in str(stale.value)
+    assert {row.account: row.balance for row in models.view.balances()} == before
+    models.catch_up()
+    assert {row.account: row.balance for row in models.view.balances()}["carla"] == (
+        before["carla"] + 1
+    )
 
 
 def test_two_catching_up_at_once_apply_each_event_once(sluice: Sluice) -> None:

@@ -6,22 +6,32 @@ from pathlib import Path
 
 import pytest
 
-from application.store_config import StoreConfigError, default_database_url, eventsourcing_env
+from application.store_config import (
+    POSTGRES_WAITS,
+    SQLITE_WAITS,
+    StoreConfigError,
+    default_database_url,
+    eventsourcing_env,
+)
+
+NONE_SET: dict[str, str] = {}
 
 
 def test_sqlite_urls_name_the_guarded_sqlite_module_and_the_file(tmp_path: Path) -> None:
     expected = {
         "PERSISTENCE_MODULE": "infrastructure.sqlite",
         "SQLITE_DBNAME": f"{tmp_path}/ledger.db",
+        "SQLITE_LOCK_TIMEOUT": "3",
     }
 
-    assert eventsourcing_env(f"sqlite://{tmp_path}/ledger.db") == expected
-    assert eventsourcing_env(f"sqlite:///{tmp_path}/ledger.db") == expected
+    assert eventsourcing_env(f"sqlite://{tmp_path}/ledger.db", NONE_SET) == expected
+    assert eventsourcing_env(f"sqlite:///{tmp_path}/ledger.db", NONE_SET) == expected
 
 
 def test_memory_and_postgres_urls() -> None:
     assert eventsourcing_env("memory://") == {"PERSISTENCE_MODULE": "infrastructure.popo"}
-    assert eventsourcing_env("postgresql://sluice:s3cret@db.local:6543/bank?schema=live") == {
+    url = "postgresql://sluice:s3cret@db.local:6543/bank?schema=live"
+    assert eventsourcing_env(url, NONE_SET) == {
         "PERSISTENCE_MODULE": "infrastructure.postgres",
         "POSTGRES_DBNAME": "bank",
         "POSTGRES_HOST": "db.local",
@@ -29,7 +39,28 @@ def test_memory_and_postgres_urls() -> None:
         "POSTGRES_USER": "sluice",
         "POSTGRES_PASSWORD": "s3cret",
         "POSTGRES_SCHEMA": "live",
+        "POSTGRES_LOCK_TIMEOUT": "3",
+        "POSTGRES_STATEMENT_TIMEOUT": "5",
+        "POSTGRES_CONNECT_TIMEOUT": "5",
     }
+
+
+def test_waits_are_bounded_unless_the_environment_says_otherwise(tmp_path: Path) -> None:
+    assert set(POSTGRES_WAITS) == {
+        "POSTGRES_LOCK_TIMEOUT",
+        "POSTGRES_STATEMENT_TIMEOUT",
+        "POSTGRES_CONNECT_TIMEOUT",
+    }
+    assert all(
+        0 < int(seconds) <= 5 for seconds in [*POSTGRES_WAITS.values(), *SQLITE_WAITS.values()]
+    )
+    # eventsourcing lets the environment given to an application win over the process's
+    # own, so a variable the operator set is left out rather than overridden.
+    chosen = {"POSTGRES_LOCK_TIMEOUT": "0", "SQLITE_LOCK_TIMEOUT": "20"}
+    postgres = eventsourcing_env("postgresql://db.local/bank", chosen)
+    assert "POSTGRES_LOCK_TIMEOUT" not in postgres
+    assert postgres["POSTGRES_STATEMENT_TIMEOUT"] == "5"
+    assert "SQLITE_LOCK_TIMEOUT" not in eventsourcing_env(f"sqlite://{tmp_path}/l.db", chosen)
 
 
 def test_the_default_is_a_sqlite_file_under_var(tmp_path: Path) -> None:

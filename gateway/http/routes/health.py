@@ -1,27 +1,76 @@
-"""Liveness, and whether the store answers."""
+"""Liveness, and whether what the gateway depends on answers: a list of named checks.
+
+Each check runs in a thread of its own (gateway/http/probe.py), so /health answers within
+a second even when the store hangs or the server's worker threads are all taken: a check
+that does not answer in time is reported degraded. To add one, write a function of the
+running Sluice that returns a Finding, and list it in CHECKS.
+"""
 
 from __future__ import annotations
 
-from fastapi import APIRouter
+import asyncio
+from typing import Any
+
+from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse
 
-from gateway.http.deps import GatewayDep
+from application.read_models.view import PROJECTIONS
+from gateway.bootstrap import Sluice
+from gateway.http.probe import Finding, Probe
 from gateway.http.schemas import Health
 
 router = APIRouter(tags=["health"])
+DEADLINE_SECONDS = 0.5
+
+
+def store(sluice: Sluice) -> Finding:
+    """The event store answers a query."""
+    position = sluice.ledger.recorder.max_notification_id()
+    return Finding(True, "reachable", {"log_position": position})
+
+
+def read_models(sluice: Sluice) -> Finding:
+    """The read models apply every event: none set aside (lag is reported, not judged)."""
+    models = sluice.read_models
+    letters = models.dead_letters()
+    lag = models.head() - min(models.position(name) for name in PROJECTIONS)
+    facts = {"dead_letters": len(letters), "projection_lag": lag}
+    if letters:
+        first = letters[0]
+        return Finding(
+            False,
+            f"{len(letters)} event(s) set aside by the projections, the first at position "
+            f"{first.position} ({first.projection}); `sluice audit verify` lists them, "
+            "`sluice replay --swap` repairs once their cause is fixed",
+            facts,
+        )
+    return Finding(True, f"{lag} event(s) behind the log", facts)
+
+
+CHECKS = (store, read_models)
 
 
 @router.get(
     "/health",
     response_model=Health,
     operation_id="health",
-    responses={503: {"model": Health, "description": "The store does not answer"}},
+    responses={503: {"model": Health, "description": "A check failed or did not answer"}},
 )
-def health(gateway: GatewayDep) -> Health | JSONResponse:
-    """`ok` when the store answers; `degraded` (503) when it does not."""
-    try:
-        position = gateway.ledger.recorder.max_notification_id()
-    except Exception as error:
-        body = Health(status="degraded", store=f"unreachable: {type(error).__name__}: {error}")
-        return JSONResponse(body.model_dump(), status_code=503)
-    return Health(status="ok", store="reachable", log_position=position)
+async def health(request: Request) -> JSONResponse:
+    """`ok` when every check passes; `degraded` (503) naming the ones that did not."""
+    state = request.app.state
+    probes: list[Probe[Sluice]] = getattr(state, "health_probes", None) or [
+        Probe(check.__name__, check, DEADLINE_SECONDS) for check in CHECKS
+    ]
+    state.health_probes = probes
+    findings = await asyncio.gather(*(probe(state.sluice) for probe in probes))
+    ok = all(finding.ok for finding in findings)
+    body: dict[str, Any] = {"status": "ok" if ok else "degraded"}
+    for probe, finding in zip(probes, findings, strict=True):
+        body[probe.name] = finding.detail if finding.ok else f"unavailable: {finding.detail}"
+        body.update(finding.facts)
+    body["checks"] = [
+        {"name": p.name, "status": "ok" if f.ok else "degraded", "detail": f.detail}
+        for p, f in zip(probes, findings, strict=True)
+    ]
+    return JSONResponse(Health.model_validate(body).model_dump(), status_code=200 if ok else 503)

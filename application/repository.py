@@ -1,0 +1,58 @@
+"""eventsourcing's Repository, with a bound on how long a load queues behind another.
+
+The repository fast-forwards a cached aggregate under a lock of that aggregate, so
+concurrent loads of one aggregate (every request of one principal loads its API key) run
+one after another. When the store makes each of them wait (a locked table, up to the lock
+timeout), the n-th request waited n lock timeouts. Past LOAD_QUEUE_SECONDS a load stops
+queueing and fails as the store's own waits do: an OperationalError, a 503 with
+Retry-After. A fast-forward normally takes milliseconds, so the bound is only met when the
+store is stalled.
+"""
+
+from __future__ import annotations
+
+from threading import Lock
+from typing import cast
+from uuid import UUID
+
+from eventsourcing.application import Repository
+from eventsourcing.persistence import OperationalError
+
+LOAD_QUEUE_SECONDS = 1.0
+
+
+class LoadQueueTimeoutError(OperationalError):
+    """Another load of the same aggregate held it longer than LOAD_QUEUE_SECONDS."""
+
+
+class _BoundedLock:
+    """The aggregate's fast-forward lock, whose blocking acquire gives up in time."""
+
+    __slots__ = ("_aggregate_id", "_lock", "_seconds")
+
+    def __init__(self, lock: Lock, aggregate_id: UUID, seconds: float) -> None:
+        self._lock = lock
+        self._aggregate_id = aggregate_id
+        self._seconds = seconds
+
+    def acquire(self, blocking: bool = True, timeout: float = -1) -> bool:
+        if not blocking:
+            return self._lock.acquire(blocking=False)
+        if self._lock.acquire(timeout=self._seconds if timeout < 0 else timeout):
+            return True
+        raise LoadQueueTimeoutError(
+            f"another request has been loading aggregate {self._aggregate_id} for over "
+            f"{self._seconds:g} s; the store is slow to answer"
+        )
+
+    def release(self) -> None:
+        self._lock.release()
+
+
+class BoundedRepository(Repository[UUID]):
+    load_queue_seconds = LOAD_QUEUE_SECONDS
+
+    def _use_fastforward_lock(self, aggregate_id: UUID) -> Lock:
+        lock = super()._use_fastforward_lock(aggregate_id)
+        # Duck-typed: the repository only calls acquire() and release() on it.
+        return cast(Lock, _BoundedLock(lock, aggregate_id, self.load_queue_seconds))
