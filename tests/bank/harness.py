@@ -68,7 +68,12 @@ class Report:
 
     def lines(self) -> list[str]:
         ops, s = self.ops, self.settings
-        first = Counter(str(op.first_status) for op in ops)
+        first = {
+            kind: dict(
+                sorted(Counter(str(op.first_status) for op in ops if op.kind == kind).items())
+            )
+            for kind in ("direct", "program")
+        }
         final = Counter(str(op.status) for op in ops)
         latencies = sorted(op.ended - op.started for op in ops if op.first_status == op.status)
         acknowledged = [op for op in ops if op.acknowledged]
@@ -80,7 +85,7 @@ class Report:
             f"{sum(op.kind == 'program' for op in ops)} programs",
             f"acknowledged {len(acknowledged)}; "
             f"retried with their key {sum(op.retried for op in ops)}",
-            f"first answers by status: {dict(sorted(first.items()))}",
+            f"first answers by status: direct {first['direct']}, programs {first['program']}",
             f"final answers by status: {dict(sorted(final.items()))}",
         ]
         if latencies:

@@ -117,8 +117,17 @@ class Workload:
         if proposed.status_code != 201:
             return proposed
         proposal = proposed.json()
-        return client.post(
+        confirmed = client.post(
             f"/v1/programs/{proposal['id']}/confirm",
             json={"preview_hash": proposal["preview_hash"]},
             headers={"Idempotency-Key": op.id},
+        )
+        fresh = confirmed.json().get("proposal") if confirmed.status_code == 409 else None
+        if not fresh or fresh["status"] != "pending":
+            return confirmed
+        # Stale: the accounts moved since the preview. Confirm the fresh preview, once.
+        return client.post(
+            f"/v1/programs/{fresh['id']}/confirm",
+            json={"preview_hash": fresh["preview_hash"]},
+            headers={"Idempotency-Key": f"{op.id}-fresh"},
         )
