@@ -5,7 +5,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from application.event_view import event_view
 from application.ledger import Ledger
 from application.ports import CallbackPort
 from application.unit_of_work import ConflictError, UnitOfWork
@@ -41,8 +40,5 @@ def call_now(ledger: Ledger, use_case: UseCase[Any]) -> DirectOutcome:
         except ConflictError as conflict:
             outcome.error = str(conflict)
             return outcome
-        outcome.events = [
-            event_view(c.event, uow.account_name(c.event.originator_id), c.position)
-            for c in committed
-        ]
+        outcome.events = [uow.view(c.event, c.position) for c in committed]
     return outcome

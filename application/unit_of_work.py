@@ -11,11 +11,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 from uuid import UUID
 
 from eventsourcing.domain import Aggregate, AggregateEvent
 from eventsourcing.persistence import IntegrityError, Recording
 
+from application.event_view import event_view
 from application.ledger import Ledger
 from domain.account import Account
 from domain.errors import AccountExistsError, AccountNotFoundError
@@ -117,6 +119,16 @@ class UnitOfWork:
 
     def account_name(self, originator_id: UUID) -> str:
         return self._names[originator_id]
+
+    def view(self, event: AggregateEvent, position: int | None = None) -> dict[str, Any]:
+        """The event as this work's principal may see it. On an account outside `visible`
+        (another customer's, credited by a transfer) the version is not shown: it would
+        tell how many movements that account has had."""
+        name = self.account_name(event.originator_id)
+        shown = event_view(event, name, position)
+        if self.visible is not None and name not in self.visible:
+            shown["version"] = None
+        return shown
 
     def read_versions(self) -> dict[UUID, int]:
         """Versions of what was read but not written (0: read as absent): the commit's guard."""

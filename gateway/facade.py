@@ -13,7 +13,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from application import principals as principal_store
-from application.event_view import event_view, plain
+from application.event_view import plain
 from application.ledger import Ledger
 from application.ports import CallbackPort
 from application.principals import PrincipalView
@@ -236,17 +236,14 @@ class Gateway:
         result: Any,
         record: Recorder | None,
     ) -> dict[str, Any]:
-        shown = [event_view(e, uow.account_name(e.originator_id)) for e in uow.events]
+        shown = [uow.view(e) for e in uow.events]
         run = self.proposals.direct_run(principal, source, uow, shown, result)
         response = outcome_json(run)
         kept = [record(response)] if record else []
         committed = uow.commit(run, *kept)
         if record:
             return response
-        events = [
-            event_view(c.event, uow.account_name(c.event.originator_id), c.position)
-            for c in committed
-        ]
+        events = [uow.view(c.event, c.position) for c in committed]
         return outcome_json(run) | {"events": events}
 
     def _record_failure(self, principal: PrincipalView, source: str, error: str) -> str:

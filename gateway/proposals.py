@@ -122,13 +122,8 @@ class Proposals:
             return self._after_conflict(principal, run_id, preview_hash)
         if record:
             return response
-        positions = {
-            (
-                run.preview["events"][i]["account"],
-                r.domain_event.originator_version,
-            ): r.notification.id
-            for i, r in enumerate(recordings[: len(run.preview["events"])])
-        }
+        shown = len(run.preview["events"])
+        positions = [r.notification.id for r in recordings[:shown]]
         return outcome_json(run, positions)
 
     def reject(self, principal: PrincipalView, run_id: str) -> dict[str, Any]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from domain.run import COMMITTED, Run
@@ -27,13 +28,13 @@ def proposal_json(run: Run) -> dict[str, Any]:
     }
 
 
-def outcome_json(run: Run, positions: dict[tuple[str, int], int] | None = None) -> dict[str, Any]:
-    """The authoritative fields: status, changed, events, result, error."""
+def outcome_json(run: Run, positions: Sequence[int] | None = None) -> dict[str, Any]:
+    """The authoritative fields: status, changed, events, result, error. `positions` are
+    the log positions of the previewed events, in their order, once they are committed."""
     committed = run.status == COMMITTED
     events = run.preview.get("events", []) if committed else []
     placed = [
-        {**event, "position": (positions or {}).get((event["account"], event["version"]))}
-        for event in events
+        {**event, "position": positions[i] if positions else None} for i, event in enumerate(events)
     ]
     return {
         "run_id": str(run.id),

@@ -68,7 +68,10 @@ class Event(Shape):
     position: int | None = Field(description="Position in the log; null until committed.")
     account: str | None
     type: str
-    version: int
+    version: int | None = Field(
+        description="The account's version after the event; null on an account the asking "
+        "customer may not see"
+    )
     timestamp: str
     data: dict[str, Any]
 

@@ -8,7 +8,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from application.event_view import event_view, plain
+from application.event_view import plain
 from application.ledger import Ledger
 from application.ports import CallbackPort
 from application.unit_of_work import ConflictError, UnitOfWork
@@ -41,7 +41,7 @@ class Preview:
 
     @property
     def events(self) -> list[dict[str, Any]]:
-        return [event_view(e, self.uow.account_name(e.originator_id)) for e in self.uow.events]
+        return [self.uow.view(e) for e in self.uow.events]
 
     @property
     def writes(self) -> bool:
@@ -101,10 +101,7 @@ class ProgramRunner:
             committed = preview.uow.commit()
         except ConflictError as conflict:
             return Outcome(status="failed", error=str(conflict))
-        events = [
-            event_view(c.event, preview.uow.account_name(c.event.originator_id), c.position)
-            for c in committed
-        ]
+        events = [preview.uow.view(c.event, c.position) for c in committed]
         preview.committed = Outcome(status="committed", events=events, result=preview.result)
         return preview.committed
 
