@@ -4,6 +4,11 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
+from application.inert_text import clip
+
+# A refusal may quote what it refuses (a value, an exception's text): it is kept and shown
+# as printable text of at most this many UTF-8 bytes, the cut marked.
+MAX_ERROR_BYTES = 2 * 1024
 ErrorKind = Literal[
     "unauthenticated",
     "forbidden",
@@ -22,7 +27,9 @@ ErrorKind = Literal[
 
 
 class GatewayError(Exception):
-    """One clear message; the run that recorded it and the program position, when known."""
+    """One clear message; the run that recorded it and the program position, when known.
+
+    The message is made printable and bounded here, whatever it quotes."""
 
     def __init__(
         self,
@@ -35,6 +42,7 @@ class GatewayError(Exception):
         step: int | None = None,
         extra: dict[str, Any] | None = None,
     ) -> None:
+        message = clip(message, MAX_ERROR_BYTES)
         super().__init__(message)
         self.kind = kind
         self.message = message

@@ -20,12 +20,13 @@ from eventsourcing.domain import Aggregate
 from eventsourcing.persistence import IntegrityError
 
 from application import event_codec
+from application.inert_text import clip
 from application.ledger import Ledger
 from application.principals import PrincipalView
 from application.unit_of_work import UnitOfWork
 from domain.run import COMMITTED, EXPIRED, PENDING, Run
 from gateway.catalog import Catalog
-from gateway.errors import STAGE_KINDS, GatewayError
+from gateway.errors import MAX_ERROR_BYTES, STAGE_KINDS, GatewayError
 from gateway.plans import at_step, compile_plan
 from gateway.policy.access import PrincipalGuard
 from gateway.policy.caps import Caps
@@ -211,7 +212,7 @@ class Proposals:
             request=None,
             **self._record(principal, "call", source, shown, None, ok=False),
         )
-        run.fail(error)
+        run.fail(clip(error, MAX_ERROR_BYTES))
         self.ledger.save(run)
         return run
 

@@ -12,7 +12,8 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from gateway.errors import ErrorKind, GatewayError
+from application.inert_text import clip
+from gateway.errors import MAX_ERROR_BYTES, ErrorKind, GatewayError
 
 PROBLEM_JSON = "application/problem+json"
 TYPE_PREFIX = "urn:sluice:problem:"
@@ -62,7 +63,8 @@ def problem(kind: str, detail: str, **extensions: Any) -> JSONResponse:
         "type": TYPE_PREFIX + kind,
         "title": TITLES[kind],
         "status": status,
-        "detail": detail,
+        # It may quote the request (a field's name, a value): printable and bounded.
+        "detail": clip(detail, MAX_ERROR_BYTES),
         **{k: v for k, v in extensions.items() if v is not None},
     }
     headers = {}

@@ -4,13 +4,19 @@ from __future__ import annotations
 
 from typing import Literal
 
+from application.inert_text import clip
+from gateway.errors import MAX_ERROR_BYTES
+
 Stage = Literal[
     "syntax", "check", "type", "denied", "limit", "refused", "runtime", "sandbox", "conflict"
 ]
 
 
 class ProgramError(Exception):
-    """One clear line: what went wrong, then `(line L, column C)` when there is a place."""
+    """One clear line: what went wrong, then `(line L, column C)` when there is a place.
+
+    The message may quote the program's own text (an exception it raised, a value a call
+    refused): it is made printable and bounded here, so it is stored and shown that way."""
 
     def __init__(
         self,
@@ -21,6 +27,7 @@ class ProgramError(Exception):
         *,
         step: int | None = None,
     ) -> None:
+        message = clip(message, MAX_ERROR_BYTES)
         super().__init__(message)
         self.stage = stage
         self.message = message

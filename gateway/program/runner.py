@@ -9,6 +9,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from application.event_view import plain
+from application.inert_text import clip, clip_value, inert_value
 from application.ledger import Ledger
 from application.ports import CallbackPort
 from application.unit_of_work import ConflictError, UnitOfWork
@@ -84,7 +85,8 @@ class ProgramRunner:
             # raises SandboxBusyError, which is no ProgramError: it is not the program's.
             calls = _Calls(self, preview, checks)
             run = self.sandbox.run(source, self.catalog.stubs, shape.named, calls)
-            preview.output = run.output
+            # Printed text is the program's: stored and shown inert, with its lines.
+            preview.output = clip(run.output, self.limits.max_output_bytes, lines=True)
             preview.result = self._result(run.result)
         except ProgramError as error:
             preview.error = error
@@ -106,12 +108,12 @@ class ProgramRunner:
         return preview.committed
 
     def _result(self, value: Any) -> Any:
-        result = plain(value)
+        result = inert_value(plain(value))
         try:
             size = len(json.dumps(result))
         except (TypeError, ValueError):
-            result = repr(value)
-            size = len(result)
+            result = inert_value(repr(value))
+            size = len(json.dumps(result))
         if size > self.limits.max_result_bytes:
             raise ProgramError(
                 "limit",
@@ -154,11 +156,13 @@ class _Calls:
             raise CallRefusedError(f"{name}: {outcome['error']}")
         raised = preview.uow.collect()
         adapter = use_case_class.result_adapter()
+        bound = self.limits.max_call_value_bytes
+        arguments = plain(use_case.model_dump(mode="python"))
         preview.calls.append(
             CallRecord(
                 name=name,
-                arguments=plain(use_case.model_dump(mode="python")),
-                result=adapter.dump_python(outcome["value"], mode="json"),
+                arguments={key: clip_value(value, bound) for key, value in arguments.items()},
+                result=clip_value(adapter.dump_python(outcome["value"], mode="json"), bound),
                 line=line,
                 column=column,
                 events=len(raised),
