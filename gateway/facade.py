@@ -49,8 +49,8 @@ class Gateway:
         self.ledger = ledger
         self.catalog = catalog
         self.caps = caps
-        self.proposals = Proposals(ledger, catalog, runner, caps, clock)
         self.rate = RateLimiter.in_store(ledger, PROGRAMS, caps.programs_per_minute)
+        self.proposals = Proposals(ledger, catalog, runner, caps, clock, admit=self._admit_rerun)
         # Direct reads are answered from the read models when they are wired in.
         self.queries: ReadModelQueries | None = None
 
@@ -135,14 +135,7 @@ class Gateway:
     def propose(
         self, principal: PrincipalView, language: str, source: str, *, request: str | None = None
     ) -> dict[str, Any]:
-        wait = self.rate.admit(principal.name)
-        if wait is not None:
-            raise GatewayError(
-                "rate-limited",
-                f"cap programs_per_minute: principal {principal.name} may propose "
-                f"{self.caps.programs_per_minute} programs a minute; retry in {wait:.0f} s",
-                extra={"retry_after": max(1, round(wait))},
-            )
+        self._admit_program(principal, "propose", "")
         with _sandbox_busy_is_unavailable():
             return self.proposals.propose(principal, language, source, request=request)
 
@@ -192,6 +185,23 @@ class Gateway:
             )
 
     # Inside.
+
+    def _admit_program(self, principal: PrincipalView, verb: str, why: str) -> None:
+        """Count one program run of the principal's; past programs_per_minute, refuse it."""
+        wait = self.rate.admit(principal.name)
+        if wait is not None:
+            raise GatewayError(
+                "rate-limited",
+                f"cap programs_per_minute: principal {principal.name} may {verb} "
+                f"{self.caps.programs_per_minute} programs a minute{why}; retry in {wait:.0f} s",
+                extra={"retry_after": max(1, round(wait))},
+            )
+
+    def _admit_rerun(self, principal: PrincipalView) -> None:
+        # A stale proposal's fresh preview runs the program again and is stored with the
+        # run: it counts, so the previews a principal can store are bounded by the rate.
+        why = " (a fresh preview of a stale proposal is one); nothing was written"
+        self._admit_program(principal, "run", why)
 
     def _use_case(self, principal: PrincipalView, name: str) -> type[UseCase[Any]]:
         try:

@@ -41,6 +41,8 @@ READ_ANY_RUN = frozenset({"auditor", "admin"})
 # How many times a request that lost a race on a run reads it again before giving up.
 RACES = 5
 Clock = Callable[[], datetime]
+# Counts one more run of a principal's program, or raises GatewayError (rate-limited).
+Admit = Callable[[PrincipalView], None]
 
 
 def utc_now() -> datetime:
@@ -55,12 +57,15 @@ class Proposals:
         runner: ProgramRunner,
         caps: Caps,
         clock: Clock = utc_now,
+        *,
+        admit: Admit | None = None,
     ) -> None:
         self.ledger = ledger
         self.catalog = catalog
         self.runner = runner
         self.caps = caps
         self.clock = clock
+        self.admit = admit
 
     def propose(
         self, principal: PrincipalView, language: str, source: str, *, request: str | None = None
@@ -319,6 +324,8 @@ class Proposals:
         settled = self._settled(run, preview_hash)
         if settled is not None:
             return settled  # another confirmation of this preview won the race
+        if self.admit is not None:
+            self.admit(principal)  # a fresh preview is a run of the program, and is stored
         preview, steps = self._preview(principal, run.language, run.source)
         if not preview.ok:
             assert preview.error is not None

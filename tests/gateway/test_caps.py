@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import replace
+from uuid import UUID
 
 import pytest
 
@@ -96,6 +97,43 @@ def test_programs_per_minute_are_capped_per_principal(
     )
     assert 1 <= refused.value.extra["retry_after"] <= 60
     gateway.propose(bob, "python", 'get_balance(account="bob")')  # others are not held back
+
+
+def test_a_fresh_preview_of_a_stale_proposal_counts_as_a_program_run(
+    ledger: Ledger, catalog: Catalog, sandbox: Sandbox, clock: Clock
+) -> None:
+    # Each fresh preview is stored with the run (up to its bound), so confirming a stale
+    # preview again and again must not store previews beyond the principal's program rate.
+    gateway = make_gateway(
+        ledger, catalog, sandbox, clock, replace(TEST_CAPS, programs_per_minute=2)
+    )
+    seed(gateway)
+    alice, teller = principals.find(ledger, "alice"), principals.find(ledger, "teller")
+    assert alice and teller
+    proposal = gateway.propose(alice, "python", 'transfer(payer="alice", payee="bob", amount=1)')
+    gateway.call(teller, "deposit", {"account": "alice", "amount": 1})
+    with pytest.raises(GatewayError) as stale:
+        gateway.confirm(alice, proposal["id"], proposal["preview_hash"])  # the second run
+    fresh = stale.value.extra["proposal"]
+    assert stale.value.kind == "conflict" and fresh["preview_hash"] != proposal["preview_hash"]
+    gateway.call(teller, "deposit", {"account": "alice", "amount": 1})
+    before = accounts_state(ledger)
+    versions = len(list(ledger.events.get(proposal_id(proposal))))
+
+    with pytest.raises(GatewayError) as refused:
+        gateway.confirm(alice, fresh["id"], fresh["preview_hash"])  # a third run: over the cap
+
+    assert refused.value.kind == "rate-limited"
+    assert str(refused.value).startswith(
+        "cap programs_per_minute: principal alice may run 2 programs a minute"
+    )
+    assert accounts_state(ledger) == before
+    assert len(list(ledger.events.get(proposal_id(proposal)))) == versions  # nothing stored
+    assert gateway.proposal(alice, fresh["id"])["preview_hash"] == fresh["preview_hash"]
+
+
+def proposal_id(proposal: dict[str, object]) -> UUID:
+    return UUID(str(proposal["id"]))
 
 
 def test_caps_are_configured_from_the_environment() -> None:
