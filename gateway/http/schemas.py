@@ -207,14 +207,24 @@ class StatementEntry(Shape):
 class HealthCheck(Shape):
     name: str
     status: Literal["ok", "degraded"]
-    detail: str
+    detail: str | None = Field(default=None, description="For an admin's or auditor's key.")
 
 
 class Health(Shape):
+    """Anyone reads the status and each check's name and status; an admin's or auditor's
+    key reads each check's detail and facts too."""
+
     model_config = ConfigDict(
         extra="allow",
         json_schema_extra={
             "examples": [
+                {
+                    "status": "ok",
+                    "checks": [
+                        {"name": "store", "status": "ok"},
+                        {"name": "read_models", "status": "ok"},
+                    ],
+                },
                 {
                     "status": "ok",
                     "store": "reachable",
@@ -230,13 +240,13 @@ class Health(Shape):
                             "detail": "0 event(s) behind the log",
                         },
                     ],
-                }
+                },
             ]
         },
     )
     status: Literal["ok", "degraded"]
-    store: str
-    log_position: int | None = None
+    store: str | None = Field(default=None, description="For an admin's or auditor's key.")
+    log_position: int | None = Field(default=None, description="For an admin's or auditor's key.")
     read_models: str | None = None
     dead_letters: int | None = Field(
         default=None, description="Events the read models set aside (any makes /health 503)."

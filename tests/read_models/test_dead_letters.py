@@ -88,7 +88,8 @@ def test_health_is_degraded_while_an_event_is_set_aside(
 ) -> None:
     models = sluice.read_models
     models.catch_up()
-    with TestClient(create_app(sluice), raise_server_exceptions=False) as client:
+    auditor = {"Authorization": "Bearer sk-demo-auditor"}  # the details are operators'
+    with TestClient(create_app(sluice), raise_server_exceptions=False, headers=auditor) as client:
         healthy = client.get("/health")
         fail_on(models, "carla", monkeypatch)
         poison = raw_deposit(sluice, "carla", "5.00")

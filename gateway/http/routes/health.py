@@ -4,6 +4,10 @@ Each check runs in a thread of its own (gateway/http/probe.py), so /health answe
 a second even when the store hangs or the server's worker threads are all taken: a check
 that does not answer in time is reported degraded. To add one, write a function of the
 running Sluice that returns a Finding, and list it in CHECKS.
+
+Anyone gets the status and each check's name and status. The details (each check's detail
+and facts: the log position, dead letters, the projection lag) go to an admin's or an
+auditor's key only (gateway/http/health_access.py): they tell how busy the ledger is.
 """
 
 from __future__ import annotations
@@ -16,6 +20,7 @@ from fastapi.responses import JSONResponse
 
 from application.read_models.view import PROJECTIONS
 from gateway.bootstrap import Sluice
+from gateway.http.health_access import HealthAccess
 from gateway.http.probe import Finding, Probe
 from gateway.http.schemas import Health
 
@@ -57,15 +62,30 @@ CHECKS = (store, read_models)
     responses={503: {"model": Health, "description": "A check failed or did not answer"}},
 )
 async def health(request: Request) -> JSONResponse:
-    """`ok` when every check passes; `degraded` (503) naming the ones that did not."""
+    """`ok` when every check passes; `degraded` (503) naming the ones that did not. With an
+    admin's or auditor's key, each check's detail and facts too."""
     state = request.app.state
     probes: list[Probe[Sluice]] = getattr(state, "health_probes", None) or [
         Probe(check.__name__, check, DEADLINE_SECONDS) for check in CHECKS
     ]
     state.health_probes = probes
-    findings = await asyncio.gather(*(probe(state.sluice) for probe in probes))
+    access: HealthAccess = getattr(state, "health_access", None) or HealthAccess(
+        state.sluice.gateway.authenticate, DEADLINE_SECONDS
+    )
+    state.health_access = access
+    details, findings = await asyncio.gather(
+        access.sees_details(request.headers.get("authorization")),
+        asyncio.gather(*(probe(state.sluice) for probe in probes)),
+    )
     ok = all(finding.ok for finding in findings)
+    status = 200 if ok else 503
     body: dict[str, Any] = {"status": "ok" if ok else "degraded"}
+    if not details:
+        body["checks"] = [
+            {"name": p.name, "status": "ok" if f.ok else "degraded"}
+            for p, f in zip(probes, findings, strict=True)
+        ]
+        return JSONResponse(Health.model_validate(body).model_dump(exclude_none=True), status)
     for probe, finding in zip(probes, findings, strict=True):
         body[probe.name] = finding.detail if finding.ok else f"unavailable: {finding.detail}"
         body.update(finding.facts)
@@ -73,4 +93,4 @@ async def health(request: Request) -> JSONResponse:
         {"name": p.name, "status": "ok" if f.ok else "degraded", "detail": f.detail}
         for p, f in zip(probes, findings, strict=True)
     ]
-    return JSONResponse(Health.model_validate(body).model_dump(), status_code=200 if ok else 503)
+    return JSONResponse(Health.model_validate(body).model_dump(), status)
