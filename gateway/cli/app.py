@@ -11,15 +11,17 @@ from typing import Annotated, NoReturn
 import typer
 from eventsourcing.persistence import PersistenceError
 from rich.console import Console
+from rich.text import Text
 
 from application import principals
+from application.inert_text import inert
 from application.principals import PrincipalError, PrincipalView
 from application.store_config import StoreConfigError, redacted
 from gateway.bootstrap import Sluice
 from gateway.catalog import UnknownUseCaseError
 from gateway.cli.flow import decide, submit
 from gateway.cli.operate import audit_app, events, export, project, replay
-from gateway.cli.render import show_outcome
+from gateway.cli.render import as_json, show_outcome
 from gateway.demo import demo_agent_keys, demo_keys, seed
 from gateway.errors import GatewayError
 from gateway.policy.caps import CapsConfigError
@@ -59,8 +61,13 @@ def _open() -> Sluice:
 
 
 def _usage_error(message: str) -> NoReturn:
-    Console(stderr=True).print(f"[red]error:[/] {message}", highlight=False)
+    _error(message)
     raise typer.Exit(USAGE_ERROR)
+
+
+def _error(message: str) -> None:
+    """One line on stderr; the message may quote what the user typed, so it is data."""
+    Console(stderr=True).print(Text.assemble(("error:", "red"), " ", inert(message)))
 
 
 def _principal(sluice: Sluice, key: str | None, as_: str | None) -> PrincipalView:
@@ -108,7 +115,7 @@ def run(  # noqa: PLR0917 (typer maps each parameter to an option)
         str, typer.Option("--language", help="python, or plan for a JSON plan.")
     ] = "python",
     yes: Annotated[bool, typer.Option("--yes", help="Commit without asking.")] = False,
-    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+    json_out: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
 ) -> None:
     """Check a program, preview its events, ask for confirmation, then commit all or nothing."""
     if language not in ("python", "plan"):
@@ -117,14 +124,14 @@ def run(  # noqa: PLR0917 (typer maps each parameter to an option)
         source = file.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as error:
         _usage_error(f"cannot read program {file}: {getattr(error, 'strerror', None) or error}")
-    human = Console(stderr=as_json)
+    human = Console(stderr=json_out)
     with _open() as sluice:
         principal = _principal(sluice, key, as_)
         outcome = submit(
-            sluice.gateway, principal, language, source, console=human, yes=yes, err=as_json
+            sluice.gateway, principal, language, source, console=human, yes=yes, err=json_out
         )
-    if as_json:
-        typer.echo(json.dumps(outcome, ensure_ascii=False))
+    if json_out:
+        typer.echo(as_json(outcome))
     else:
         show_outcome(human, outcome)
     raise typer.Exit(0 if outcome["status"] == "committed" else 1)
@@ -136,10 +143,10 @@ def confirm(
     key: KeyOption = None,
     as_: AsOption = None,
     yes: Annotated[bool, typer.Option("--yes", help="Commit without asking.")] = False,
-    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+    json_out: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
 ) -> None:
     """Review a pending proposal (an agent's, say) and confirm it: a person's key only."""
-    human = Console(stderr=as_json)
+    human = Console(stderr=json_out)
     with _open() as sluice:
         principal = _principal(sluice, key, as_)
         try:
@@ -151,10 +158,10 @@ def confirm(
             outcome = proposal["outcome"]
         else:
             outcome = decide(
-                sluice.gateway, principal, proposal, console=human, yes=yes, err=as_json
+                sluice.gateway, principal, proposal, console=human, yes=yes, err=json_out
             )
-    if as_json:
-        typer.echo(json.dumps(outcome, ensure_ascii=False))
+    if json_out:
+        typer.echo(as_json(outcome))
     else:
         show_outcome(human, outcome)
     raise typer.Exit(0 if outcome["status"] == "committed" else 1)
@@ -185,9 +192,9 @@ def call(
                 _principal(sluice, key, as_), name, parsed, consistent=True
             )
         except GatewayError as refused:
-            typer.echo(json.dumps(refused.to_json(), ensure_ascii=False))
+            typer.echo(as_json(refused.to_json()))
             raise typer.Exit(1) from None
-    typer.echo(json.dumps(outcome, ensure_ascii=False))
+    typer.echo(as_json(outcome))
 
 
 @app.command()
@@ -371,7 +378,5 @@ def main() -> None:
         sys.exit(app(standalone_mode=True))
     except PersistenceError as error:
         # The store is down or refused: one line naming it, not a traceback.
-        Console(stderr=True).print(
-            f"[red]error:[/] the event store failed: {error}", highlight=False
-        )
+        _error(f"the event store failed: {error}")
         sys.exit(STORE_ERROR)

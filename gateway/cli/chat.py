@@ -11,11 +11,13 @@ from typing import Any
 
 from rich.console import Console
 from rich.markup import escape
+from rich.table import Table
+from rich.text import Text
 
 from application.principals import PrincipalView
 from gateway.agent import Agent
 from gateway.bootstrap import Sluice
-from gateway.cli.render import show_handoff, show_outcome, show_preview
+from gateway.cli.render import framed, show_handoff, show_outcome, show_preview, shown
 from gateway.errors import GatewayError
 
 GREETING = """Sluice agent, acting as {principal} ({role}). Store: {where}
@@ -39,7 +41,7 @@ def interactive_chat(
     agent = agent or Agent(sluice.gateway)
     read = read_line or console.input
     if agent.unavailable is not None:
-        console.print(f"[red]error:[/] {escape(agent.unavailable)}", highlight=False)
+        console.print(Text.assemble(("error:", "red"), " ", shown(agent.unavailable)))
         return 1
     greeting = GREETING.format(
         principal=principal.name, role=principal.role, where=sluice.database_url
@@ -59,7 +61,7 @@ def interactive_chat(
         try:
             turn = agent.message(principal, line, conversation_id)
         except GatewayError as refused:
-            console.print(f"[red]{escape(str(refused))}[/]", highlight=False)
+            console.print(shown(refused, "red"), highlight=False)
             continue
         conversation_id = turn["conversation_id"]
         _show_turn(sluice, agent, principal, turn, console=console, read=read)
@@ -81,10 +83,10 @@ def _show_turn(
     if kind == "refused":
         console.print("[bold red]The agent's programs failed their checks; nothing ran:[/]")
         for error in turn["errors"]:
-            console.print(f"  {escape(error)}", highlight=False)
+            console.print(Text("  ").append(shown(error)), highlight=False)
         return
     _say(console, turn["explanation"] or "Here is a program.")
-    console.print(turn["program"]["source"].rstrip(), markup=False, highlight=False)
+    console.print(framed("The agent's program", turn["program"]["source"]))
     proposal = turn["proposal"]
     if proposal["status"] == "pending":
         _decide(sluice, principal, proposal, console=console, read=read)
@@ -123,7 +125,7 @@ def _decide(
             return
         except GatewayError as refused:
             fresh = refused.extra.get("proposal")
-            console.print(f"[yellow]{escape(str(refused))}[/]", highlight=False)
+            console.print(shown(refused, "yellow"), highlight=False)
             if refused.kind != "conflict" or not fresh or fresh["status"] != "pending":
                 return
             proposal = fresh
@@ -143,8 +145,14 @@ def _show_answer(turn: dict[str, Any], console: Console) -> None:
                 "stands, and this reply is the code's own.)[/]"
             )
     elif turn.get("answer_error"):
-        console.print(f"[yellow](no reply from the model: {escape(turn['answer_error'])})[/]")
+        console.print(shown(f"(no reply from the model: {turn['answer_error']})", "yellow"))
 
 
 def _say(console: Console, text: str) -> None:
-    console.print("[bold magenta]agent>[/]", escape(text), highlight=False)
+    """The model's words: data, beside their label; every line of them, wrapped or not,
+    starts in the label's column, never where the gateway's own words do."""
+    grid = Table.grid(padding=(0, 1, 0, 0))
+    grid.add_column(no_wrap=True)
+    grid.add_column(overflow="fold")
+    grid.add_row(Text("agent>", style="bold magenta"), shown(text, lines=True))
+    console.print(grid, highlight=False)

@@ -8,7 +8,7 @@ import typer
 from rich.console import Console
 
 from application.principals import PrincipalView
-from gateway.cli.render import show_handoff, show_preview
+from gateway.cli.render import show_handoff, show_preview, shown
 from gateway.errors import GatewayError
 from gateway.facade import Gateway
 
@@ -52,7 +52,7 @@ def decide(
     """Show a pending proposal's preview, ask, then confirm its hash or reject it."""
     while True:
         show_preview(console, proposal["preview"])
-        console.print(f"Proposal {proposal['id']} (expires {proposal['expires_at']})")
+        console.print(f"Proposal {proposal['id']} (expires {proposal['expires_at']})", markup=False)
         if not yes and not _confirmed(len(proposal["preview"]["events"]), err=err):
             gateway.reject(principal, proposal["id"])
             return {"status": "declined", "changed": "nothing", "events": [],
@@ -65,7 +65,7 @@ def decide(
             fresh = refused.extra.get("proposal")
             if refused.kind != "conflict" or not fresh or fresh["status"] != "pending" or yes:
                 return _failed(str(refused))
-            console.print(f"[yellow]{refused}[/]", highlight=False, markup=False)
+            console.print(shown(refused, "yellow"), highlight=False)
             proposal = fresh
 
 

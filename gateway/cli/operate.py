@@ -18,8 +18,10 @@ from eventsourcing.application import AggregateNotFoundError
 from rich.console import Console
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
+from rich.text import Text
 
 from application import audit as audits
+from application.inert_text import inert, inert_json
 from application.log import follow, read_log
 from application.read_models.replay import Comparison, Replay
 from application.read_models.service import UnknownProjectionError
@@ -27,6 +29,7 @@ from application.store_config import redacted
 from application.verify import verify
 from domain.errors import AccountNotFoundError
 from gateway.bootstrap import Sluice
+from gateway.cli.render import PRINTED_TITLE, framed, said, shown
 from gateway.policy.caps import CapsConfigError
 from gateway.program.pool_settings import PoolConfigError
 
@@ -49,12 +52,18 @@ def _open(*, whole_log: bool = False) -> Sluice:
 
 
 def _fail(message: str, code: int = 1) -> NoReturn:
-    Console(stderr=True).print(f"[red]error:[/] {message}", highlight=False, markup=True)
+    # The message may quote what was typed, or what the store holds: it is data.
+    Console(stderr=True).print(Text.assemble(("error:", "red"), " ", inert(message)))
     raise typer.Exit(code)
 
 
+def _json(value: Any, indent: int | None = None) -> str:
+    """JSON for a terminal: any control character inside a string is an escape."""
+    return inert_json(json.dumps(value, ensure_ascii=False, indent=indent))
+
+
 def _print_json(value: Any) -> None:
-    typer.echo(json.dumps(value, ensure_ascii=False, indent=2))
+    typer.echo(_json(value, indent=2))
 
 
 def replay(
@@ -123,7 +132,7 @@ def _print_replay(results: list[Comparison]) -> None:
             f"{verdict[result.equal]} to the live model"
         )
         for difference in result.differences:
-            console.print(f"  {difference}", markup=False)
+            console.print(shown(f"  {difference}"))
         for label, letters in (
             ("live", result.live_dead_letters),
             ("rebuilt", result.rebuilt_dead_letters),
@@ -131,7 +140,7 @@ def _print_replay(results: list[Comparison]) -> None:
             if letters:
                 console.print(f"  {len(letters)} event(s) set aside in the {label} model:")
             for letter in letters[:20]:
-                console.print(f"    position {letter.position}: {letter.error}", markup=False)
+                console.print(shown(f"    position {letter.position}: {letter.error}"))
 
 
 def project(
@@ -174,13 +183,12 @@ def audit_account(account: str, as_json: JsonOption = False) -> None:
     for item in timeline:
         run = item["run"] or {}
         data = item["data"]
-        table.add_row(
-            str(item["position"]), item["type"].split(".")[-1].replace("Transfer", ""),
-            str(data.get("amount", "")),
-            str(data.get("counterparty", "") or ""), str(data.get("memo", "")),
+        table.add_row(*(shown(cell) for cell in (
+            item["position"], item["type"].split(".")[-1].replace("Transfer", ""),
+            data.get("amount", ""), data.get("counterparty", "") or "", data.get("memo", ""),
             (run.get("run_id") or "")[:8], run.get("principal") or "",
             run.get("confirmed_by") or "", run.get("program_excerpt") or "",
-        )  # fmt: skip
+        )))  # fmt: skip
     Console().print(table)
 
 
@@ -197,20 +205,20 @@ def audit_run(run_id: str, as_json: JsonOption = False) -> None:
         return
     console = Console()
     who = f"{story['principal']} ({story['kind']})"
-    console.print(f"[bold]Run {story['run_id']}[/] by {who}: {story['status']}")
-    console.print(f"Request: {story['request'] or '(none)'}", markup=False)
-    console.print(
-        f"Program ({story['language']}, sha256 {story['program_sha256'][:12]}):", markup=False
-    )
-    console.print(story["program"], markup=False)
-    console.print(f"Preview hash: {story['preview_hash']}", markup=False)
+    console.print(shown(f"Run {story['run_id']} by {who}: {story['status']}", "bold"))
+    console.print(said("Request:", "", story["request"] or "(none)"))
+    console.print(shown(f"Program ({story['language']}, sha256 {story['program_sha256'][:12]}):"))
+    console.print(framed("The program as proposed", story["program"]))
+    preview = story["preview"]
+    if preview.get("output"):
+        console.print(framed(PRINTED_TITLE, preview["output"]))
+    console.print(shown(f"Preview hash: {story['preview_hash']}"))
     for step in story["history"]:
         extra = {k: v for k, v in step.items() if k not in ("event", "timestamp")}
-        console.print(f"  {step['timestamp']}  {step['event']}  {extra or ''}", markup=False)
+        console.print(said(f"  {step['timestamp']}  {step['event']} ", "", extra or ""))
     for event in story["committed_events"]:
         console.print(
-            f"  committed {event['type']} on {event['account']} (version {event['version']})",
-            markup=False,
+            shown(f"  committed {event['type']} on {event['account']} (version {event['version']})")
         )
 
 
@@ -224,7 +232,7 @@ def audit_event(position: int, as_json: JsonOption = False) -> None:
     if as_json:
         _print_json(found)
         return
-    Console().print_json(json.dumps(found, ensure_ascii=False))
+    typer.echo(_json(found, indent=2))
 
 
 @audit_app.command("as-of")
@@ -243,13 +251,14 @@ def audit_as_of(
     if as_json:
         _print_json(state)
     elif not state["exists"]:
-        Console().print(f"account {account} did not exist yet at {at}")
+        Console().print(shown(f"account {account} did not exist yet at {at}"))
     else:
         Console().print(
-            f"account {account} at {at}: balance {state['balance']}, {state['status']}, "
-            f"owner {state['owner']}, version {state['version']} "
-            f"(last event at position {state['last_event_position']})",
-            markup=False,
+            shown(
+                f"account {account} at {at}: balance {state['balance']}, {state['status']}, "
+                f"owner {state['owner']}, version {state['version']} "
+                f"(last event at position {state['last_event_position']})"
+            )
         )
 
 
@@ -268,7 +277,7 @@ def audit_verify(as_json: JsonOption = False) -> None:
         for check in checks:
             console.print(f"  {'[green]ok[/]' if check.ok else '[red]FAILED[/]'}  {check.name}")
             for detail in check.details[:20]:
-                console.print(f"      {detail}", markup=False)
+                console.print(shown(f"      {detail}"))
     raise typer.Exit(0 if ok else 1)
 
 
@@ -281,14 +290,14 @@ def events(
         if not follow_log:
             while batch := read_log(sluice.ledger, after, 1000):
                 for item in batch:
-                    typer.echo(json.dumps(item, ensure_ascii=False))
+                    typer.echo(_json(item))
                 after = batch[-1]["position"]
             return
         stop = threading.Event()
         signal.signal(signal.SIGTERM, lambda *_: stop.set())
         try:
             for item in follow(sluice.ledger, after, stop):
-                typer.echo(json.dumps(item, ensure_ascii=False))
+                typer.echo(_json(item))
                 sys.stdout.flush()
         except KeyboardInterrupt:
             stop.set()
@@ -309,9 +318,9 @@ def export(
         while batch := read_log(sluice.ledger, after, 1000):
             for item in batch:
                 if writer:
-                    writer.writerow(item | {"data": json.dumps(item["data"], ensure_ascii=False)})
+                    writer.writerow(item | {"data": _json(item["data"])})
                 else:
-                    typer.echo(json.dumps(item, ensure_ascii=False))
+                    typer.echo(_json(item))
             after = batch[-1]["position"]
 
 

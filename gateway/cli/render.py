@@ -1,13 +1,52 @@
-"""How previews and outcomes look in a terminal."""
+"""How previews and outcomes look in a terminal.
+
+Data is never markup and never a control sequence: every value is shown through `shown` (a
+rich Text, so brackets are not markup, with each control character written as its escape),
+and what a program printed is framed apart, under its own title, so that no line of it can
+pass for the gateway's own words (a forged "would append 0 events", say).
+"""
 
 from __future__ import annotations
 
 import json
 from typing import Any
 
-from rich.console import Console
-from rich.markup import escape
+from rich import box
+from rich.console import Console, RenderableType
+from rich.panel import Panel
 from rich.table import Table
+from rich.text import Text
+
+from application.inert_text import inert, inert_json
+
+PRINTED_TITLE = "Printed by the program (its own text, not Sluice's)"
+
+
+def shown(value: object, style: str = "", *, lines: bool = False) -> Text:
+    """A value as inert text: no markup, control characters made visible."""
+    return Text(inert(str(value), lines=lines), style=style)
+
+
+def said(label: str, label_style: str, value: object, style: str = "") -> RenderableType:
+    """`label value`: the gateway's label, then the data beside it. A value too long for
+    one line wraps in its own column, so none of its lines starts where the gateway's do."""
+    grid = Table.grid(padding=(0, 1, 0, 0))
+    grid.add_column(no_wrap=True)
+    grid.add_column(overflow="fold")  # all of it is shown: a long word folds, never cut
+    grid.add_row(Text(label, style=label_style), shown(value, style))
+    return grid
+
+
+def framed(title: str, text: str) -> RenderableType:
+    """Text that is not the gateway's, in a frame of its own: each line, wrapped or not,
+    starts with the frame's border."""
+    return Panel(
+        shown(text.rstrip("\n"), lines=True),
+        title=Text(title),
+        title_align="left",
+        box=box.SQUARE,
+        expand=False,
+    )
 
 
 def show_preview(console: Console, preview: dict[str, Any]) -> None:
@@ -16,7 +55,7 @@ def show_preview(console: Console, preview: dict[str, Any]) -> None:
     if events:
         table = Table(title=f"The program would append {len(events)} events", title_justify="left")
         for column in ("#", "account", "event", "amount", "counterparty", "memo"):
-            table.add_column(column)
+            table.add_column(column, overflow="fold")  # a person reads all of each value
         for number, event in enumerate(events, 1):
             data = event["data"]
             cells = (
@@ -27,20 +66,20 @@ def show_preview(console: Console, preview: dict[str, Any]) -> None:
                 data.get("counterparty", ""),
                 data.get("memo", ""),
             )
-            table.add_row(*(escape(str(cell)) for cell in cells))
+            table.add_row(*(shown(cell) for cell in cells))
         console.print(table)
     else:
         console.print("The program changes nothing.")
     if preview.get("output"):
-        console.print("[bold]Printed:[/]", escape(preview["output"].rstrip()), highlight=False)
-    console.print("[bold]Result:[/]", escape(_json(preview.get("result"))), highlight=False)
+        console.print(framed(PRINTED_TITLE, preview["output"]))
+    console.print(said("Result:", "bold", as_json(preview.get("result"))), highlight=False)
     used = [
         f"{name} {cap['used']} of {cap['limit']}"
         for name, cap in preview.get("caps", {}).items()
         if cap.get("limit") is not None
     ]
     if used:
-        console.print("[bold]Caps used:[/]", escape(", ".join(used)), highlight=False)
+        console.print(said("Caps used:", "bold", ", ".join(used)), highlight=False)
 
 
 def show_handoff(console: Console, proposal: dict[str, Any]) -> None:
@@ -68,11 +107,10 @@ def show_outcome(console: Console, outcome: dict[str, Any]) -> None:
     elif status == "pending":
         console.print("[bold yellow]Pending[/]: nothing is written until a person confirms.")
     else:
-        console.print(
-            f"[bold red]Failed[/]: {escape(str(outcome['error']))}; nothing was written.",
-            highlight=False,
-        )
+        error = f"{outcome['error']}; nothing was written."
+        console.print(said("Failed:", "bold red", error), highlight=False)
 
 
-def _json(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False)
+def as_json(value: Any) -> str:
+    """JSON for a terminal: any control character inside a string is an escape."""
+    return inert_json(json.dumps(value, ensure_ascii=False))

@@ -7,7 +7,7 @@ from rich.console import Console
 from application.principals import PrincipalView
 from gateway.bootstrap import Sluice
 from gateway.cli.flow import submit
-from gateway.cli.render import show_outcome
+from gateway.cli.render import show_outcome, shown
 from gateway.errors import GatewayError
 
 GREETING = """Sluice, acting as {principal} ({role}). Store: {where}
@@ -54,10 +54,10 @@ def _show_balances(sluice: Sluice, principal: PrincipalView, console: Console) -
     try:
         outcome = sluice.gateway.call(principal, "list_accounts", {})
     except GatewayError as refused:
-        console.print(str(refused), markup=False)
+        console.print(shown(refused))
         return
     for view in outcome["result"]:
         line = (
             f"  {view['account']:<12} {view['owner']:<12} {view['balance']:>10}  {view['status']}"
         )
-        console.print(line, markup=False, highlight=False)
+        console.print(shown(line), highlight=False)
