@@ -19,9 +19,13 @@ from mcp_types import (
 )
 from mcp_types.version import is_version_at_least
 
+from application.inert_text import inert
+
 # The first revision whose tools ask for input by returning an InputRequiredResult.
 INPUT_REQUIRED_VERSION = "2026-07-28"
 QUESTION = "confirm"
+# How each line the program printed starts in the question: no line of the gateway's does.
+QUOTE = "  | "
 
 
 def asks_by_result(protocol_version: str | None) -> bool:
@@ -87,25 +91,35 @@ def accepted(answer: ElicitResult | None) -> bool | None:
 
 
 def describe(proposal: dict[str, Any], review_url: str) -> str:
-    """The preview as a person reads it, before deciding."""
+    """The preview as a person reads it, before deciding.
+
+    Every value is inert (control characters written as escapes), and what the program
+    printed is quoted apart: under its own heading, each of its lines starts with `  | `,
+    which none of the gateway's own lines does. So printed text cannot pass for the
+    gateway's words, such as a second "would append 0 events"."""
     preview = proposal["preview"]
     events = preview["events"]
     lines = [
-        f"A program by {proposal['principal']} would append {len(events)} events, all or nothing:",
+        f"A program by {inert(proposal['principal'])} would append {len(events)} events, "
+        "all or nothing:",
     ]
     for number, event in enumerate(events, 1):
         data = event.get("data", {})
-        parts = [f"{number}. {event['account']}: {event['type']}"]
+        parts = [f"{number}. {inert(str(event['account']))}: {inert(str(event['type']))}"]
         if "amount" in data:
-            parts.append(f"{data['amount']} EUR")
+            parts.append(f"{inert(str(data['amount']))} EUR")
         if data.get("counterparty"):
-            parts.append(f"counterparty {data['counterparty']}")
+            parts.append(f"counterparty {inert(str(data['counterparty']))}")
         if data.get("memo"):
-            parts.append(f"memo {json.dumps(data['memo'], ensure_ascii=False)}")
+            parts.append(f'memo "{inert(str(data["memo"]))}"')
         lines.append("  " + ", ".join(parts))
-    lines.append(f"Result: {json.dumps(preview.get('result'), ensure_ascii=False)}")
+    lines.append(f"Result: {inert(json.dumps(preview.get('result'), ensure_ascii=False))}")
     if preview.get("output"):
-        lines.append(f"Printed: {preview['output'].rstrip()}")
+        lines.append(
+            f"Printed by the program (its own text, not Sluice's; each line after {QUOTE.strip()}):"
+        )
+        printed = inert(preview["output"].rstrip("\n"), lines=True)
+        lines.extend(QUOTE + line for line in printed.split("\n"))
     lines.append(
         f"Preview {proposal['preview_hash'][:12]}, proposal {proposal['id']}, "
         f"expires {proposal['expires_at']}."
