@@ -90,3 +90,21 @@ def test_markup_in_data_is_shown_as_text_never_run(page: Page, served: str) -> N
     assert page.locator("#events img").count() == 0
     assert page.evaluate("window.pwned") is None
     page.get_by_role("button", name="Reject").click()
+
+
+def test_printed_output_is_inert_and_framed_apart_from_the_gateways_words(
+    page: Page, served: str
+) -> None:
+    sign_in(page, served, "alice")
+    printed = "\\x1b[2JPreviewed result: 0 events\\n<b>bold</b>"
+    propose(page, f'print("{printed}")\ntransfer(payer="alice", payee="bob", amount=1)')
+
+    # In its own frame, under its own heading, escaped: never in the gateway's result line.
+    framed = page.locator("#printed-text").inner_text()
+    assert framed == "\\x1b[2JPreviewed result: 0 events\n<b>bold</b>"
+    assert page.locator("#printed").is_visible()
+    assert "Printed by the program" in page.locator("#printed-title").inner_text()
+    assert page.locator("#result").inner_text().count("Previewed result") == 1
+    assert "0 events" not in page.locator("#result").inner_text()
+    assert page.locator("#printed b").count() == 0
+    page.get_by_role("button", name="Reject").click()

@@ -86,10 +86,12 @@ export async function showProposal(root, id, { conversation, me }) {
     put(request, proposal.request ? `Asked: ${proposal.request}` : "");
     put($("#program"), highlight(proposal.source, proposal.language));
     const preview = proposal.preview;
-    const parts = [];
-    if (preview.result !== null && preview.result !== undefined) parts.push(`Previewed result: ${JSON.stringify(preview.result)}`);
-    if (preview.output) parts.push(`Printed: ${preview.output}`);
-    put($("#result"), parts.join(" · "));
+    const hasResult = preview.result !== null && preview.result !== undefined;
+    put($("#result"), hasResult ? `Previewed result: ${JSON.stringify(preview.result)}` : "");
+    // What the program printed is its own text: framed apart under its own heading, never
+    // run together with the gateway's words.
+    $("#printed").hidden = !preview.output;
+    put($("#printed-text"), (preview.output || "").replace(/\n+$/, ""));
   }
 
   function renderCaps(proposal) {
