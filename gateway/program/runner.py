@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sys
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -113,7 +114,15 @@ class ProgramRunner:
         try:
             size = len(json.dumps(result))
         except (TypeError, ValueError):
-            result = repr(value)
+            try:
+                result = repr(value)
+            except ValueError:
+                # Neither JSON nor repr writes an int past sys.get_int_max_str_digits().
+                raise ProgramError(
+                    "limit",
+                    "result limit: the result holds an integer of more than "
+                    f"{sys.get_int_max_str_digits()} digits",
+                ) from None
             size = len(result)
         if size > self.limits.max_result_bytes:
             raise ProgramError(
