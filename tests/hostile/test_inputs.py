@@ -100,6 +100,10 @@ CASES: list[Case] = [
     ("MCP program with a NUL memo", "mcp", {"key": "sk-demo-teller", "source": 'deposit(account="bob", amount=1, memo="\\x00")'}, (0, "refused"), "deposit: memo: the control character U+0000"),
     ("MCP program source with ESC", "mcp", {"key": "sk-demo-alice", "source": 'print("\x1b[2J")'}, (0, "invalid-program"), "source: the control character U+001B is not allowed"),
     ("CLI program with a NUL memo", "cli-run", {"as": "teller", "language": "python", "source": 'deposit(account="bob", amount=1, memo="a\\x00b")'}, (1, "failed"), "deposit: memo: the control character U+0000"),
+    ("account path with NUL", "get", {"as": "teller", "path": "/v1/accounts/a%00b"}, (404, "not-found"), r"no account: 'a\x00b' is not an account id"),
+    ("statement path with ESC", "get", {"as": "teller", "path": "/v1/accounts/%1B%5B2J/statement"}, (404, "not-found"), r"no account: '\x1b[2J' is not an account id"),
+    ("use case name with ESC", "call", {"as": "alice", "use_case": "%1B%5B2J", "arguments": {}}, (404, "not-found"), r"no use case '\x1b[2J'"),
+    ("CLI principal owning an account with ESC", "cli-admin", {"args": ["principal", "add", "eve", "--role", "customer", "--owns", "bob\x1b[2J"]}, (2, "usage"), r"owns: 'bob\x1b[2J' is not an account id"),
     ("CLI call with a NUL owner", "cli-call", {"as": "teller", "use_case": "open_account", "pairs": ["account=cli1", 'owner="x\\u0000y"']}, (1, "bad-request"), "owner: the control character U+0000"),
     # 2. One maximum amount, 1000000000000.00, for every use case, program and plan.
     ("initial deposit 10^19", "call", {"as": "teller", "use_case": "open_account", "arguments": {"account": "big1", "owner": "Big", "initial_deposit": 10**19}}, (400, "bad-request"), f"initial_deposit: amount 10000000000000000000 is over the maximum of {MAX}"),
@@ -146,7 +150,7 @@ CASES: list[Case] = [
     ("CLI call with an amount of 5000 digits", "cli-call", {"as": "teller", "use_case": "deposit", "pairs": ["account=bob", f"amount={BIG}"]}, (1, "bad-request"), "(5000 digits) is over the maximum"),
 ]  # fmt: skip
 
-HTTP = ("call", "call-body", "program", "plan", "agent")
+HTTP = ("call", "call-body", "program", "plan", "agent", "get")
 ACCOUNT_TOPIC_PREFIXES = ("domain.account:", "domain.registry:")
 UNPRINTABLE = {chr(c) for c in [*range(0x20), *range(0x7F, 0xA0)]} | set(
     "\u061c\u200e\u200f\u2028\u2029\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
@@ -193,7 +197,8 @@ def test_the_table_is_large_and_its_names_are_unique() -> None:
     assert len(CASES) >= 60
     assert len({name for name, *_ in CASES}) == len(CASES)
     assert {interface for _, interface, *_ in CASES} == {
-        "call", "call-body", "program", "plan", "agent", "mcp", "cli-run", "cli-call",
+        "call", "call-body", "program", "plan", "agent", "get", "mcp", "cli-run", "cli-call",
+        "cli-admin",
     }  # fmt: skip
 
 
@@ -251,6 +256,8 @@ def ask(world: World, interface: str, given: dict[str, Any]) -> Answer:
         return anyio.run(ask_mcp, world, given)
     if interface == "cli-run":
         return ask_cli_run(world, given)
+    if interface == "cli-admin":
+        return ask_cli_admin(world, given)
     return ask_cli_call(world, given)
 
 
@@ -265,6 +272,8 @@ def ask_http(world: World, interface: str, given: dict[str, Any]) -> Answer:
                 content=given["body"],
                 headers={"Content-Type": "application/json"},
             )
+        elif interface == "get":
+            response = client.get(given["path"])
         elif interface == "agent":
             response = client.post("/v1/agent/messages", json={"text": given["text"]})
         else:
@@ -323,6 +332,16 @@ def ask_cli_call(world: World, given: dict[str, Any]) -> Answer:
     assert "Traceback" not in done.stderr, done.stderr
     answer = json.loads(done.stdout)
     return Answer(done.returncode, answer.get("kind", ""), str(answer.get("error")))
+
+
+def ask_cli_admin(world: World, given: dict[str, Any]) -> Answer:
+    done = subprocess.run(
+        [SLUICE, *given["args"]], env=world.env, capture_output=True, text=True, timeout=120,
+        check=False,
+    )  # fmt: skip
+    assert "Traceback" not in done.stderr, done.stderr
+    said = " ".join(done.stderr.split())  # the terminal wraps long lines
+    return Answer(done.returncode, "usage" if done.returncode == 2 else "", said)
 
 
 # The store, read directly.
