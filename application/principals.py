@@ -12,6 +12,7 @@ from typing import Literal, get_args
 from eventsourcing.application import AggregateNotFoundError
 from eventsourcing.persistence import IntegrityError
 
+from application.bank.types import ACCOUNT_PATTERN, ACCOUNT_RULE, account_problem
 from application.ledger import Ledger
 from application.permissions import ROLES, SCOPED_ROLES, Role
 from domain.account import account_id
@@ -20,7 +21,8 @@ from domain.principal import ApiKey, Principal, api_key_id, principal_id
 # Who holds a key: a person, who may confirm, or an agent, who may only propose.
 Scope = Literal["human", "agent"]
 SCOPES: tuple[Scope, ...] = get_args(Scope)
-NAME_PATTERN = re.compile(r"^[a-z0-9][a-z0-9_-]{0,31}$")
+# Principals are named like accounts: one pattern for every name a person types.
+NAME_PATTERN = re.compile(ACCOUNT_PATTERN)
 DEMO_KEY_PREFIX = "sk-demo-"
 DEMO_AGENT_KEY_PREFIX = "sk-agent-demo-"
 
@@ -81,14 +83,15 @@ def register(
     owned = list(dict.fromkeys(owns))
     _check_scope(scope)
     if not NAME_PATTERN.fullmatch(name):
-        raise PrincipalError(
-            f"{name!r} is not a principal name (1 to 32 lowercase letters, digits, - or _)"
-        )
+        raise PrincipalError(f"{_quoted(name)} is not a principal name ({ACCOUNT_RULE})")
     if role not in ROLES:
         raise PrincipalError(f"role {role!r} is not one of {', '.join(ROLES)}")
     if owned and role not in SCOPED_ROLES:
         raise PrincipalError(f"a {role} owns no accounts; only a customer does")
     for account in owned:
+        problem = account_problem(account)
+        if problem:
+            raise PrincipalError(f"owns: {problem}")
         try:
             ledger.repository.get(account_id(account))
         except AggregateNotFoundError:
@@ -128,6 +131,11 @@ def revoke(ledger: Ledger, key: str) -> str:
         api_key.revoke()
         ledger.save(api_key)
     return api_key.principal
+
+
+def _quoted(text: str) -> str:
+    shown = repr(text)
+    return shown if len(shown) <= 60 else shown[:57] + "..."
 
 
 def _check_scope(scope: str) -> None:

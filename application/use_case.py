@@ -6,11 +6,12 @@ import inspect
 from functools import cache
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, Literal, TypeVar, get_type_hints
 
-from pydantic import BaseModel, ConfigDict, TypeAdapter
+from pydantic import BaseModel, ConfigDict, TypeAdapter, field_validator
 
 from application.permissions import Permission
 from application.vocabulary import UseCaseDefinitionError, check_parameter, check_result
 from domain.errors import DomainError
+from domain.text import unprintable
 
 if TYPE_CHECKING:
     from application.ports import OutputPort
@@ -61,6 +62,18 @@ class UseCase(BaseModel, Generic[Result]):
             for field in fields:
                 if field not in cls.model_fields:
                     raise UseCaseDefinitionError(f"{owner}.{where}: no field {field}")
+
+    @field_validator("*", mode="before")
+    @classmethod
+    def _printable(cls, value: Any) -> Any:
+        """Every text argument is one line of printable text: stores and screens hold it as is.
+
+        Checked before pydantic's own string checks, so a lone surrogate is named too."""
+        if isinstance(value, str):
+            found = unprintable(value)
+            if found is not None:
+                raise ValueError(str(found))
+        return value
 
     @classmethod
     def description(cls) -> str:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from decimal import Decimal
+
 from pydantic import ValidationError
 
 
@@ -26,5 +28,8 @@ def _describe_one(detail: object) -> str:
 
 
 def _short(value: object) -> str:
+    if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 128:
+        # repr() of an int past 4300 digits raises; its length says enough.
+        return f"an integer of {Decimal(value).adjusted() + 1} digits"
     text = repr(value)
     return text if len(text) <= 40 else text[:37] + "..."

@@ -26,6 +26,8 @@ def is_optional(annotation: Any) -> bool:
 
 def check_parameter(owner: str, field: str, annotation: Any) -> None:
     """Parameters are scalars, Literal strings, or an optional one of those."""
+    if get_origin(annotation) is Annotated:
+        annotation = get_args(annotation)[0]
     if is_optional(annotation):
         inner = [arg for arg in get_args(annotation) if arg is not type(None)]
         if len(inner) == 1:

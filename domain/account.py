@@ -10,10 +10,11 @@ from eventsourcing.domain import Aggregate, event
 from domain.errors import (
     AccountClosedError,
     AccountNotEmptyError,
+    BalanceLimitError,
     InsufficientFundsError,
     SameAccountError,
 )
-from domain.money import ZERO, amount, fmt
+from domain.money import MAX_BALANCE, ZERO, amount, fmt
 
 CURRENCY = "EUR"
 
@@ -66,7 +67,9 @@ class Account(Aggregate):
 
     def deposit(self, value: Decimal, memo: str = "") -> None:
         self.check_open()
-        self._deposited(amount(value), memo)
+        checked = amount(value)
+        self.check_room(checked)
+        self._deposited(checked, memo)
 
     def withdraw(self, value: Decimal, memo: str = "") -> None:
         self.check_open()
@@ -86,7 +89,9 @@ class Account(Aggregate):
         self.check_open()
         if payer == self.account:
             raise SameAccountError(payer)
-        self._transfer_credited(amount(value), payer, memo)
+        checked = amount(value)
+        self.check_room(checked)
+        self._transfer_credited(checked, payer, memo)
 
     def close(self) -> None:
         self.check_open()
@@ -101,6 +106,11 @@ class Account(Aggregate):
     def check_funds(self, value: Decimal) -> None:
         if self.balance < value:
             raise InsufficientFundsError(self.account, fmt(self.balance))
+
+    def check_room(self, value: Decimal) -> None:
+        """Money coming in may not bring the balance past MAX_BALANCE (every store holds it)."""
+        if self.balance + value > MAX_BALANCE:
+            raise BalanceLimitError(self.account, fmt(self.balance + value), fmt(MAX_BALANCE))
 
     @event(Deposited)
     def _deposited(self, amount: Decimal, memo: str) -> None:

@@ -37,6 +37,12 @@ class AccountNotEmptyError(DomainError):
         self.account = account
 
 
+class BalanceLimitError(DomainError):
+    def __init__(self, account: str, balance: str, maximum: str) -> None:
+        super().__init__(f"{account} would hold {balance}, over the maximum balance of {maximum}")
+        self.account = account
+
+
 class InvalidAmountError(DomainError):
     """An amount that is not a positive number of cents."""
 

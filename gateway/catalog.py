@@ -13,7 +13,8 @@ from gateway.stubs import render_stubs
 
 class UnknownUseCaseError(LookupError):
     def __init__(self, name: str) -> None:
-        super().__init__(f"no use case {name}")
+        # A name a caller typed is quoted escaped unless it could be a use case's name.
+        super().__init__(f"no use case {name if name.isidentifier() else repr(name)[:70]}")
         self.name = name
 
 

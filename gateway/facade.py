@@ -32,6 +32,7 @@ from gateway.program.runner import ProgramRunner
 from gateway.program.sandbox import CallRefusedError, SandboxBusyError
 from gateway.proposals import Clock, Proposals, Recorder, utc_now
 from gateway.runs import outcome_json
+from gateway.text_fields import check_source, check_words
 
 # How many times a direct call is done again, on fresh state, when its commit meets a change.
 DIRECT_ATTEMPTS = 3
@@ -135,6 +136,10 @@ class Gateway:
     def propose(
         self, principal: PrincipalView, language: str, source: str, *, request: str | None = None
     ) -> dict[str, Any]:
+        # Text no store or screen should hold is refused before anything is counted or kept.
+        check_source(source)
+        if request is not None:
+            check_words("request", request)
         self._admit_program(principal, "propose", "")
         with _sandbox_busy_is_unavailable():
             return self.proposals.propose(principal, language, source, request=request)

@@ -12,10 +12,13 @@ from __future__ import annotations
 
 import json
 import keyword
+import re
+import sys
 from typing import Any
 
 import jsonschema
 
+from domain.text import line_and_column
 from gateway.catalog import Catalog
 from gateway.program.errors import ProgramError
 from gateway.sheets import result_schema
@@ -99,14 +102,37 @@ def _parse(text: str) -> dict[str, Any]:
     if _nesting(text) > MAX_NESTING:
         raise ProgramError("syntax", f"plan: JSON nested deeper than {MAX_NESTING} levels")
     try:
-        plan = json.loads(text)
+        plan = json.loads(text, parse_constant=_not_a_number)
     except json.JSONDecodeError as error:
         raise ProgramError(
             "syntax", f"plan: invalid JSON: {error.msg}", error.lineno, error.colno
         ) from None
+    except ValueError:
+        raise _long_number(text) from None
     if not isinstance(plan, dict):
         raise ProgramError("check", "plan: must be a JSON object with a list of steps")
     return plan
+
+
+def _not_a_number(constant: str) -> Any:
+    # Python's JSON reads NaN and Infinity, which JSON itself does not have.
+    raise ProgramError("syntax", f"plan: invalid JSON: {constant} is not a number")
+
+
+def _long_number(text: str) -> ProgramError:
+    """json.loads refuses an integer past sys.get_int_max_str_digits(): say where it is."""
+    limit = sys.get_int_max_str_digits()
+    found = re.search(rf"\d{{{limit + 1},}}", text)
+    if found is None:
+        return ProgramError("syntax", f"plan: invalid JSON: a number has over {limit} digits")
+    line, column = line_and_column(text, found.start())
+    digits = len(found.group())
+    return ProgramError(
+        "syntax",
+        f"plan: invalid JSON: a number of {digits} digits is over the limit of {limit}",
+        line,
+        column,
+    )
 
 
 def _nesting(text: str) -> int:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from typing import Any
 from uuid import UUID
 
@@ -10,7 +9,7 @@ from eventsourcing.application import AggregateNotFoundError
 from eventsourcing.domain import AggregateEvent
 
 from application.bank.queries import GetBalance
-from application.bank.types import ACCOUNT_PATTERN
+from application.bank.types import account_problem
 from application.log import read_log
 from application.principals import PrincipalView
 from domain.run import Run
@@ -72,8 +71,9 @@ class ReadSide:
         return proposal_json(run) | {"outcome": outcome_json(run), "history": history}
 
     def _readable(self, principal: PrincipalView, account: str) -> None:
-        if not re.fullmatch(ACCOUNT_PATTERN, account):
-            raise GatewayError("not-found", f"no account {account}")
+        problem = account_problem(account)
+        if problem:
+            raise GatewayError("not-found", f"no account: {problem}")
         guard = PrincipalGuard(principal, self.gateway.catalog, self.gateway.caps)
         try:
             guard.check_call(GetBalance(account=account))

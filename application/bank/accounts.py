@@ -23,6 +23,8 @@ class OpenAccount(UseCase[AccountView]):
     name = "open_account"
     kind = "write"
     permission = Permission.of(*STAFF)
+    # The first deposit is money coming in like any other: it counts toward the cap.
+    moves_amount = "initial_deposit"
 
     account: AccountName = Field(description="The new account's id, e.g. dan.")
     owner: Owner = Field(description="Who owns the account, e.g. Dan.")

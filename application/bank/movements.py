@@ -13,7 +13,10 @@ from domain.errors import SameAccountError
 
 
 class Deposit(UseCase[AccountView]):
-    """Add money to an account."""
+    """Add money to an account.
+
+    Refused if the balance would pass 1000000000000000.00, the most an account holds.
+    """
 
     name = "deposit"
     kind = "write"
@@ -54,7 +57,8 @@ class Withdraw(UseCase[AccountView]):
 class Transfer(UseCase[TransferReceipt]):
     """Send money from one account to another.
 
-    Refused if the payer would go below zero, or if either account is missing or closed.
+    Refused if the payer would go below zero, or if either account is missing or closed,
+    or if the payee would pass 1000000000000000.00, the most an account holds.
     """
 
     name = "transfer"
@@ -77,6 +81,7 @@ class Transfer(UseCase[TransferReceipt]):
         payer.check_open()
         payee.check_open()
         payer.check_funds(self.amount)
+        payee.check_room(self.amount)
         payer.debit_transfer(self.amount, self.payee, self.memo)
         payee.credit_transfer(self.amount, self.payer, self.memo)
         return TransferReceipt(

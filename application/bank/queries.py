@@ -7,7 +7,7 @@ from decimal import Decimal
 from pydantic import Field
 
 from application.bank.statement import entries
-from application.bank.types import AccountName
+from application.bank.types import AccountName, Owner
 from application.bank.views import AccountView, Euros, StatementEntry
 from application.permissions import EVERYONE, Permission
 from application.unit_of_work import UnitOfWork
@@ -34,7 +34,7 @@ class ListAccounts(UseCase[list[AccountView]]):
     kind = "read"
     permission = Permission.of(*EVERYONE)
 
-    owner: str | None = Field(default=None, description="Only this owner's accounts, e.g. Alice.")
+    owner: Owner | None = Field(default=None, description="Only this owner's accounts, e.g. Alice.")
 
     def perform(self, uow: UnitOfWork) -> list[AccountView]:
         views = [AccountView.of(uow.account(name)) for name in uow.account_names()]

@@ -1,4 +1,12 @@
-"""Parameter types of the bank use cases, with the message each refusal gives."""
+"""Parameter types of the bank use cases, with the message each refusal gives.
+
+The bounds, one place each: an account id matches ACCOUNT_PATTERN (1 to 32 lowercase
+letters, digits, - or _, starting with a letter or digit); an amount is positive, has at
+most 2 decimal places and is at most `money.MAX_AMOUNT`; a memo is text of at most
+MEMO_LENGTH characters, an owner of 1 to OWNER_LENGTH. Every text argument of every use
+case is one line of printable text (`UseCase` checks it; `domain.text` says what that is).
+The JSON Schemas of the sheets and plans state each bound.
+"""
 
 from __future__ import annotations
 
@@ -12,14 +20,24 @@ from domain import money
 from domain.errors import InvalidAmountError
 
 ACCOUNT_PATTERN = r"^[a-z0-9][a-z0-9_-]{0,31}$"
+ACCOUNT_RULE = "1 to 32 lowercase letters, digits, - or _"
+MEMO_LENGTH = 140
+OWNER_LENGTH = 100
 _ACCOUNT_RE = re.compile(ACCOUNT_PATTERN)
 
 
+def account_problem(value: object) -> str | None:
+    """Why `value` is not an account id, quoted escaped; None when it is one."""
+    if isinstance(value, str) and _ACCOUNT_RE.fullmatch(value):
+        return None
+    shown = repr(value) if len(repr(value)) <= 60 else repr(value)[:57] + "..."
+    return f"{shown} is not an account id ({ACCOUNT_RULE})"
+
+
 def _account_name(value: str) -> str:
-    if not _ACCOUNT_RE.fullmatch(value):
-        raise ValueError(
-            f"{value!r} is not an account id (1 to 32 lowercase letters, digits, - or _)"
-        )
+    problem = account_problem(value)
+    if problem:
+        raise ValueError(problem)
     return value
 
 
@@ -41,6 +59,7 @@ def _not_negative(value: Decimal) -> Decimal:
     return money.ZERO if value == 0 else _positive(value)
 
 
+_MAXIMUM = int(money.MAX_AMOUNT)
 AccountName = Annotated[
     str,
     AfterValidator(_account_name),
@@ -50,13 +69,13 @@ Amount = Annotated[
     Decimal,
     BeforeValidator(_no_float_noise),
     AfterValidator(_positive),
-    WithJsonSchema({"type": "number", "exclusiveMinimum": 0}),
+    WithJsonSchema({"type": "number", "exclusiveMinimum": 0, "maximum": _MAXIMUM}),
 ]
 OptionalAmount = Annotated[
     Decimal,
     BeforeValidator(_no_float_noise),
     AfterValidator(_not_negative),
-    WithJsonSchema({"type": "number", "minimum": 0}),
+    WithJsonSchema({"type": "number", "minimum": 0, "maximum": _MAXIMUM}),
 ]
-Memo = Annotated[str, Field(max_length=140)]
-Owner = Annotated[str, Field(min_length=1, max_length=100)]
+Memo = Annotated[str, Field(max_length=MEMO_LENGTH)]
+Owner = Annotated[str, Field(min_length=1, max_length=OWNER_LENGTH)]

@@ -36,8 +36,8 @@ from gateway.agent.structured import PlannerReply
 from gateway.agent.views import conversation_json, effective_outcome, turn_json
 from gateway.errors import GatewayError
 from gateway.facade import Gateway
+from gateway.text_fields import MAX_REQUEST, check_words
 
-MAX_REQUEST = 4000
 MAX_ATTEMPTS = 2  # the first program and its one repair
 
 
@@ -81,8 +81,8 @@ class Agent:
         (a read-only program, or one that failed while running): then it comes answered.
         A provider failure raises a GatewayError and the conversation is left as it was.
         """
-        provider = self._provider_or_raise()
         request = _request_text(text)
+        provider = self._provider_or_raise()
         if conversation_id is None:
             conversation = self.conversations.start(principal)
         else:
@@ -266,10 +266,7 @@ class Agent:
 def _request_text(text: Any) -> str:
     if not isinstance(text, str) or not text.strip():
         raise GatewayError("bad-request", "text: the message must be a non-empty string")
-    if len(text) > MAX_REQUEST:
-        raise GatewayError(
-            "bad-request", f"text: the message is {len(text)} characters, over {MAX_REQUEST}"
-        )
+    check_words("text", text, max_length=MAX_REQUEST)
     return text.strip()
 
 

@@ -25,6 +25,8 @@ def check_errors(
     gateway: Gateway, principal: PrincipalView, refusal: GatewayError
 ) -> list[str] | None:
     """The errors to quote for a repair, or None when the refusal is not the checks'."""
+    if refusal.kind == "invalid-program" and refusal.run_id is None:
+        return [str(refusal)]  # its text, refused before any run: it names no data
     if refusal.kind not in REPAIRABLE or refusal.run_id is None:
         return None
     preview = gateway.proposal(principal, refusal.run_id).get("preview", {})

@@ -184,7 +184,7 @@ def call(
             _usage_error(f"{pair!r} is not NAME=VALUE")
         try:
             parsed[field] = json.loads(value)
-        except json.JSONDecodeError:
+        except ValueError:  # not JSON, or a number past Python's 4300 digits: the text
             parsed[field] = value
     with _open() as sluice:
         try:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import logging
+import sys
 from typing import Any
 
 from eventsourcing.persistence import InterfaceError, OperationalError
@@ -93,6 +94,15 @@ def from_gateway_error(error: GatewayError) -> JSONResponse:
     )
 
 
+def _unparsed_body(error: StarletteHTTPException) -> str | None:
+    """Why the body could not be read, when Python's JSON said more than FastAPI tells."""
+    cause = error.__cause__
+    if error.status_code == 400 and isinstance(cause, ValueError) and "digits" in str(cause):
+        limit = sys.get_int_max_str_digits()
+        return f"the body is not valid JSON: a number has more than {limit} digits"
+    return None
+
+
 def install(app: FastAPI) -> None:
     """Every error the app can give becomes a problem; bad input never becomes a 500."""
 
@@ -113,7 +123,7 @@ def install(app: FastAPI) -> None:
         kind: ErrorKind | str = {404: "not-found", 405: "method-not-allowed"}.get(
             error.status_code, "bad-request"
         )
-        response = problem(str(kind), str(error.detail))
+        response = problem(str(kind), _unparsed_body(error) or str(error.detail))
         response.headers.update(error.headers or {})  # 405 keeps its Allow header
         return response
 

@@ -6,6 +6,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from gateway.text_fields import MAX_REQUEST
+
 HASH_EXAMPLE = "9f2c" + "0" * 60
 
 
@@ -31,9 +33,15 @@ class ProgramRequest(BaseModel):
     )
 
     language: Literal["python", "plan"] = Field(description="A Python program or a JSON plan.")
-    source: str = Field(description="The program's text.", max_length=20_000)
+    source: str = Field(
+        description="The program's text: printable (no control characters but tab and line "
+        "breaks, no bidi controls).",
+        max_length=20_000,
+    )
     request: str | None = Field(
-        default=None, description="The person's request, kept with the run for the audit."
+        default=None,
+        description="The person's request, kept with the run for the audit: printable text.",
+        max_length=MAX_REQUEST,
     )
 
 

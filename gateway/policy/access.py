@@ -8,6 +8,7 @@ from typing import Any
 
 from application.principals import PrincipalView
 from application.use_case import UseCase
+from domain.text import unprintable
 from gateway.catalog import Catalog
 from gateway.policy.caps import Caps
 from gateway.program.errors import ProgramError
@@ -64,6 +65,7 @@ class PrincipalGuard:
                 "limit",
             )
         if kind.moves_amount:
+            # Every amount that enters or leaves an account counts, open_account's included.
             amount = Decimal(getattr(use_case, kind.moves_amount))
             if self.moved + amount > self.caps.max_amount_per_program:
                 raise CallRefusedError(
@@ -92,6 +94,10 @@ class PrincipalGuard:
             return None
         for argument in kind.permission.owned:
             account = arguments.get(argument)
-            if isinstance(account, str) and account not in self.principal.owns:
+            # Text that is not printable names no account, and a refusal must not quote it:
+            # validation refuses that call when it runs, quoting it escaped.
+            if not isinstance(account, str) or unprintable(account) is not None:
+                continue
+            if account not in self.principal.owns:
                 return ownership_denial(self.principal, kind.name, argument, account)
         return None

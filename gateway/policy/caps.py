@@ -8,6 +8,7 @@ from dataclasses import dataclass, field, fields, replace
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
+from domain.money import CENT, MAX_BALANCE, fmt
 from gateway.program.limits import ProgramLimits
 
 DEFAULT_PER_USE_CASE = {
@@ -84,6 +85,20 @@ def _parse(name: str, raw: str, default: Any) -> Any:
         value = type(default)(raw)
     except (ValueError, InvalidOperation):
         raise CapsConfigError(f"{variable}={raw!r} is not a valid value for this cap") from None
+    if isinstance(value, Decimal) and not value.is_finite():
+        raise CapsConfigError(f"{variable}={raw!r} is not a finite number")
     if value <= 0:
         raise CapsConfigError(f"{variable}={raw!r}: a cap must be positive")
+    if isinstance(value, Decimal):
+        return _money_cap(variable, raw, value)
     return value
+
+
+def _money_cap(variable: str, raw: str, value: Decimal) -> Decimal:
+    # Any cap on money is shown and compared as an amount: two places, and no more than
+    # the most an account holds (a higher one could not be reached anyway).
+    if value > MAX_BALANCE:
+        raise CapsConfigError(f"{variable}={raw!r}: at most {fmt(MAX_BALANCE)}")
+    if value != value.quantize(CENT):
+        raise CapsConfigError(f"{variable}={raw!r}: at most 2 decimal places")
+    return value.quantize(CENT)

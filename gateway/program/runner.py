@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sys
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -112,7 +113,16 @@ class ProgramRunner:
         try:
             size = len(json.dumps(result))
         except (TypeError, ValueError):
-            result = inert_value(repr(value))
+            try:
+                shown = repr(value)
+            except ValueError:
+                # Neither JSON nor repr writes an int past sys.get_int_max_str_digits().
+                raise ProgramError(
+                    "limit",
+                    "result limit: the result holds an integer of more than "
+                    f"{sys.get_int_max_str_digits()} digits",
+                ) from None
+            result = inert_value(shown)
             size = len(json.dumps(result))
         if size > self.limits.max_result_bytes:
             raise ProgramError(

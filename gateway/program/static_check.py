@@ -9,6 +9,11 @@ from __future__ import annotations
 
 import ast
 import builtins
+import contextlib
+import io
+import re
+import sys
+import tokenize
 from collections.abc import Collection
 from dataclasses import dataclass, field
 from typing import Any
@@ -56,8 +61,14 @@ def check_program(source: str, use_cases: Collection[str], limits: ProgramLimits
     try:
         tree = ast.parse(source, mode="exec")
     except SyntaxError as error:
+        raise _syntax_error(source, error) from None
+    except (RecursionError, MemoryError):
+        # CPython builds the tree recursively (about 3000 levels) and its parser's stack
+        # overflows as a MemoryError: a chain of 3000 unary minuses, terms or attributes
+        # fits in the size limit. The sandbox itself parses at most about 200 levels.
+        line, column = _most_operators(source)
         raise ProgramError(
-            "syntax", f"syntax error: {error.msg}", error.lineno or 1, error.offset or 1
+            "syntax", "syntax error: expressions nested too deeply to check", line, column
         ) from None
     defined = _defined_names(tree)
     shape = ProgramShape()
@@ -71,6 +82,62 @@ def check_program(source: str, use_cases: Collection[str], limits: ProgramLimits
         object.__setattr__(call, "column", _character_column(source, call.line, call.column))
     shape.calls.sort(key=lambda call: (call.line, call.column))
     return shape
+
+
+_DIGITS_LIMIT = re.compile(r"Exceeds the limit \((\d+) digits\)")
+# Tokens that make an expression one level deeper when chained.
+_NESTING_WORDS = frozenset({"not", "and", "or", "if", "else", "lambda", "await", "in", "is"})
+_FLAT = frozenset({",", ";", ":", ")", "]", "}"})
+
+
+def _syntax_error(source: str, error: SyntaxError) -> ProgramError:
+    limit = _DIGITS_LIMIT.search(error.msg or "")
+    if limit:
+        # Python's message names sys.set_int_max_str_digits, which no program may call.
+        return _long_integer(source, int(limit.group(1)))
+    line, column = error.lineno or 1, error.offset or 1
+    return ProgramError("syntax", f"syntax error: {error.msg}", line, column)
+
+
+def _long_integer(source: str, limit: int) -> ProgramError:
+    for token in _tokens(source):
+        digits = sum(char.isdigit() for char in token.string)
+        if token.type == tokenize.NUMBER and digits > limit:
+            line, column = token.start
+            return ProgramError(
+                "syntax",
+                f"syntax error: an integer literal of {digits} digits is over the limit of {limit}",
+                line,
+                column + 1,
+            )
+    limit_now = sys.get_int_max_str_digits()
+    return ProgramError("syntax", f"syntax error: an integer literal is over {limit_now} digits")
+
+
+def _most_operators(source: str) -> tuple[int, int]:
+    """Where the statement with the most operators starts: the one nested too deeply."""
+    best, count, start = 0, 0, (1, 0)
+    first: tuple[int, int] | None = None
+    for token in _tokens(source):
+        if token.type in (tokenize.NEWLINE, tokenize.ENDMARKER):
+            if first is not None and count > best:
+                best, start = count, first
+            count, first = 0, None
+        elif token.type not in (tokenize.NL, tokenize.COMMENT, tokenize.INDENT, tokenize.DEDENT):
+            first = first or token.start
+            operator = token.type == tokenize.OP and token.string not in _FLAT
+            count += operator or (token.type == tokenize.NAME and token.string in _NESTING_WORDS)
+    line, column = start
+    return line, column + 1
+
+
+def _tokens(source: str) -> list[tokenize.TokenInfo]:
+    """The program's tokens (tokenize is iterative), as many as can be read."""
+    tokens: list[tokenize.TokenInfo] = []
+    with contextlib.suppress(tokenize.TokenError, SyntaxError):
+        for token in tokenize.generate_tokens(io.StringIO(source).readline):
+            tokens.append(token)
+    return tokens
 
 
 def _character_column(source: str, line: int, byte_column: int) -> int:

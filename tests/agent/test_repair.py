@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from uuid import UUID
 
 from application.principals import PrincipalView
 from gateway.agent import Agent
@@ -124,3 +125,27 @@ def test_a_runtime_denial_after_a_read_is_not_quoted_either(
     assert "account bob is not an account of principal alice" in turn["outcome"]["error"]
     assert turn["attempts"] == []
     assert len(fake_llm.planner_requests()) == 1
+
+
+def test_a_program_with_unprintable_text_is_refused_before_any_run_and_repaired(
+    agent: Agent, gateway: Gateway, fake_llm: FakeLLM, who: Callable[[str], PrincipalView]
+) -> None:
+    alice = who("alice")
+    spoofing = 'transfer(payer="alice", payee="bob", amount=10, memo="\u202erent")'
+    position = gateway.ledger.recorder.max_notification_id()
+    fake_llm.push(llm.program(spoofing), llm.program(PAY_BOB))
+
+    turn = agent.message(alice, "Pay bob ten euros")
+
+    assert turn["proposal"]["status"] == "pending"
+    (refused,) = turn["attempts"]
+    assert refused["run_id"] is None  # refused as text: no run keeps it
+    assert refused["errors"] == [
+        "source: the bidi control U+202E is not allowed; write it as an escape in a string "
+        "(line 1, column 55)"
+    ]
+    assert refused["errors"][0] in fake_llm.requests[1]["messages"][-1]["content"]
+    # No run keeps the refused text: the log's runs are the pending proposal's alone.
+    stored = gateway.ledger.recorder.select_notifications((position or 0) + 1, 100)
+    runs = [n for n in stored if n.topic.startswith("domain.run:")]
+    assert {n.originator_id for n in runs} == {UUID(turn["proposal"]["id"])}

@@ -162,6 +162,9 @@ def test_caps_are_configured_from_the_environment() -> None:
         ("SLUICE_CAP_MAX_CALLS", "0"),
         ("SLUICE_CAP_MAX_CALLS_PER_USE_CASE", "transfer"),
         ("SLUICE_CAP_COMPLETE_READS_AT_ONCE", "perhaps"),
+        ("SLUICE_CAP_MAX_AMOUNT_PER_PROGRAM", "NaN"),
+        ("SLUICE_CAP_MAX_AMOUNT_PER_PROGRAM", "1e999999999"),
+        ("SLUICE_CAP_MAX_AMOUNT_PER_PROGRAM", "0.001"),
     ],
 )
 def test_a_bad_cap_in_the_environment_is_refused_naming_it(variable: str, value: str) -> None:

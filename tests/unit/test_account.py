@@ -10,10 +10,12 @@ from domain.account import Account, account_id
 from domain.errors import (
     AccountClosedError,
     AccountNotEmptyError,
+    BalanceLimitError,
     InsufficientFundsError,
     InvalidAmountError,
     SameAccountError,
 )
+from domain.money import MAX_AMOUNT, MAX_BALANCE
 
 
 def opened(name: str = "alice", balance: str = "0") -> Account:
@@ -132,3 +134,29 @@ def test_a_closed_account_takes_no_more_operations() -> None:
         with pytest.raises(AccountClosedError, match="account alice is closed"):
             operation()
     assert account.collect_events() == []
+
+
+def test_money_coming_in_may_not_pass_the_maximum_balance() -> None:
+    full = opened("bob")
+    for _ in range(1000):
+        full.deposit(MAX_AMOUNT, "")
+    full.collect_events()
+    payer = opened("alice", "1")
+
+    with pytest.raises(BalanceLimitError, match=r"bob would hold 1000000000000000\.01, over the"):
+        full.deposit(Decimal("0.01"), "")
+    with pytest.raises(BalanceLimitError):
+        full.credit_transfer(Decimal("0.01"), "alice")
+    payer.debit_transfer(Decimal("1"), "carla")  # money may always leave
+    assert full.balance == MAX_BALANCE
+    assert full.collect_events() == []
+
+
+def test_the_bounds_fit_every_store_column_and_decimal_precision() -> None:
+    cents = MAX_BALANCE * 100
+    assert cents < 2**63  # SQLite keeps integer cents
+    assert MAX_BALANCE.adjusted() + 1 <= 18  # Postgres numeric(20, 2): 18 digits before the point
+    # Sums of a balance and an amount stay exact in Decimal's 28 digits.
+    assert len((MAX_BALANCE + MAX_AMOUNT).as_tuple().digits) < 28
+    with pytest.raises(InvalidAmountError, match=r"over the maximum of 1000000000000\.00"):
+        Account(account="x", owner="X").deposit(MAX_AMOUNT + Decimal("0.01"), "")

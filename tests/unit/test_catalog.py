@@ -11,7 +11,7 @@ from typing import Any
 
 import jsonschema
 import pytest
-from pydantic import Field
+from pydantic import Field, ValidationError
 
 from application.bank import BANK_USE_CASES
 from application.use_case import UseCase
@@ -150,3 +150,25 @@ def test_a_use_case_without_a_docstring_or_kind_fails_when_the_class_is_defined(
 def test_two_use_cases_with_one_name_are_refused() -> None:
     with pytest.raises(ValueError, match="two use cases are named transfer"):
         Catalog("header", [*BANK_USE_CASES, BANK_USE_CASES[3]])
+
+
+def test_every_amount_a_write_takes_counts_toward_the_cap_on_money_moved(
+    catalog: Catalog,
+) -> None:
+    for name in catalog.names:
+        use_case = catalog.get(name)
+        amounts = [f for f, info in use_case.model_fields.items() if info.annotation is Decimal]
+        if use_case.kind == "write":
+            assert amounts == ([use_case.moves_amount] if amounts else []), name
+
+
+def test_every_text_argument_is_one_printable_line(catalog: Catalog) -> None:
+    texts = 0
+    for name in catalog.names:
+        for field, schema in catalog.sheet(name)["parameters"]["properties"].items():
+            if "string" not in json.dumps(schema):
+                continue
+            texts += 1
+            with pytest.raises(ValidationError, match=f"{field}\n.*the control character U"):
+                catalog.get(name).model_validate({field: "a\x00"})
+    assert texts >= 8
