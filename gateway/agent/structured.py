@@ -15,6 +15,8 @@ from typing import Any, Literal
 
 import jsonschema
 
+from application.inert_text import inert
+
 MAX_TEXT = 4000
 MAX_SOURCE = 20_000
 
@@ -180,6 +182,8 @@ def parse_answer(content: str | None) -> ModelAnswer:
 
 
 def _clip(text: str) -> str:
+    """The model's words are text from elsewhere: stored and shown inert (its lines kept)."""
+    text = inert(text, lines=True)
     return text if len(text) <= MAX_TEXT else text[: MAX_TEXT - 1] + "…"
 
 

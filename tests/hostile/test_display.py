@@ -539,3 +539,24 @@ def test_the_worst_programs_store_at_most_the_documented_bytes(
     }.get(source)
     if cut is not None:
         assert "more characters cut" in cut, cut[-300:]  # the cut is marked
+
+
+def test_after_the_table_the_read_models_and_the_audit_hold(served: Served) -> None:
+    """Whatever the table did, every consistent read answers and the books balance: each
+    balance the read models hold is the one the events give, and money is conserved."""
+    with served.http("auditor") as client:
+        accounts = client.get("/v1/accounts", params={"consistent": "true"})
+        assert accounts.status_code == 200, accounts.text
+        for row in accounts.json():
+            read = client.get(
+                f"/v1/accounts/{row['account']}/statement", params={"consistent": "true"}
+            )
+            assert read.status_code == 200, read.text
+        log = client.get("/v1/events", params={"limit": 1000})
+        assert log.status_code == 200, log.text
+        assert_all_inert(log.json())
+    verified = subprocess.run(
+        [SLUICE, "audit", "verify"], env=served.env, capture_output=True, text=True, timeout=120,
+        check=False,
+    )  # fmt: skip
+    assert verified.returncode == 0, verified.stdout + verified.stderr

@@ -99,6 +99,9 @@ CASES: list[Case] = [
     ("agent message with a bidi override", "agent", {"as": "alice", "text": "pay \u202ebob"}, (400, "bad-request"), "text: the bidi control U+202E"),
     ("MCP program with a NUL memo", "mcp", {"key": "sk-demo-teller", "source": 'deposit(account="bob", amount=1, memo="\\x00")'}, (0, "refused"), "deposit: memo: the control character U+0000"),
     ("MCP program source with ESC", "mcp", {"key": "sk-demo-alice", "source": 'print("\x1b[2J")'}, (0, "invalid-program"), "source: the control character U+001B is not allowed"),
+    ("sluice mcp program with a NUL memo", "mcp-stdio", {"key": "sk-demo-teller", "source": 'deposit(account="bob", amount=1, memo="\\x00")'}, (0, "refused"), "deposit: memo: the control character U+0000"),
+    ("sluice mcp program with a bidi owner", "mcp-stdio", {"key": "sk-demo-teller", "source": 'open_account(account="evil2", owner="\\u202eevil")'}, (0, "refused"), "open_account: owner: the bidi control U+202E"),
+    ("sluice mcp program source with ESC", "mcp-stdio", {"key": "sk-demo-alice", "source": 'print("\x1b[2J")'}, (0, "invalid-program"), "source: the control character U+001B is not allowed"),
     ("CLI program with a NUL memo", "cli-run", {"as": "teller", "language": "python", "source": 'deposit(account="bob", amount=1, memo="a\\x00b")'}, (1, "failed"), "deposit: memo: the control character U+0000"),
     ("account path with NUL", "get", {"as": "teller", "path": "/v1/accounts/a%00b"}, (404, "not-found"), r"no account: 'a\x00b' is not an account id"),
     ("statement path with ESC", "get", {"as": "teller", "path": "/v1/accounts/%1B%5B2J/statement"}, (404, "not-found"), r"no account: '\x1b[2J' is not an account id"),
@@ -143,6 +146,10 @@ CASES: list[Case] = [
     ("a result holding 5001 digits", "program", {"as": "alice", "source": 'b = get_balance(account="alice")\n{"balance": b, "big": [10**5000]}'}, (422, "cap-exceeded"), "result limit: the result holds an integer of more than 4300 digits"),
     ("MCP program of 3000 unary minuses", "mcp", {"key": "sk-demo-alice", "source": DEEP_UNARY}, (0, "invalid-program"), "expressions nested too deeply to check"),
     ("MCP program with a result of 5001 digits", "mcp", {"key": "sk-demo-alice", "source": "10**5000"}, (0, "cap-exceeded"), "result limit"),
+    ("sluice mcp program with amount 1e30", "mcp-stdio", {"key": "sk-demo-teller", "source": 'deposit(account="bob", amount=1e30)'}, (0, "refused"), f"amount 1E+30 is over the maximum of {MAX}"),
+    ("sluice mcp program of 3000 unary minuses", "mcp-stdio", {"key": "sk-demo-alice", "source": DEEP_UNARY}, (0, "invalid-program"), "expressions nested too deeply to check"),
+    ("sluice mcp program with a result of 5001 digits", "mcp-stdio", {"key": "sk-demo-alice", "source": "10**5000"}, (0, "cap-exceeded"), "result limit"),
+    ("sluice mcp five openings of 9999.99", "mcp-stdio", {"key": "sk-demo-teller", "source": 'for i in range(5):\n    open_account(account="stdio" + str(i), owner="Five", initial_deposit=9999.99)'}, (0, "cap-exceeded"), "would bring the program to 19999.98, over 10000.00"),
     ("CLI program of 3000 unary minuses", "cli-run", {"as": "alice", "language": "python", "source": DEEP_UNARY}, (1, "failed"), "expressions nested too deeply to check (line 1, column 1)"),
     ("CLI program with a result of 5001 digits", "cli-run", {"as": "alice", "language": "python", "source": "10**5000"}, (1, "failed"), "result limit: the result holds an integer of more than 4300 digits"),
     ("CLI program with amount 1e30", "cli-run", {"as": "teller", "language": "python", "source": 'deposit(account="bob", amount=1e30)'}, (1, "failed"), f"amount 1E+30 is over the maximum of {MAX}"),
@@ -197,8 +204,8 @@ def test_the_table_is_large_and_its_names_are_unique() -> None:
     assert len(CASES) >= 60
     assert len({name for name, *_ in CASES}) == len(CASES)
     assert {interface for _, interface, *_ in CASES} == {
-        "call", "call-body", "program", "plan", "agent", "get", "mcp", "cli-run", "cli-call",
-        "cli-admin",
+        "call", "call-body", "program", "plan", "agent", "get", "mcp", "mcp-stdio", "cli-run",
+        "cli-call", "cli-admin",
     }  # fmt: skip
 
 
@@ -252,8 +259,8 @@ def test_after_the_table_the_read_models_and_the_audit_hold(world: World) -> Non
 def ask(world: World, interface: str, given: dict[str, Any]) -> Answer:
     if interface in HTTP:
         return ask_http(world, interface, given)
-    if interface == "mcp":
-        return anyio.run(ask_mcp, world, given)
+    if interface in ("mcp", "mcp-stdio"):
+        return anyio.run(ask_mcp, world, interface, given)
     if interface == "cli-run":
         return ask_cli_run(world, given)
     if interface == "cli-admin":
@@ -294,11 +301,15 @@ def ask_http(world: World, interface: str, given: dict[str, Any]) -> Answer:
     return Answer(response.status_code, kind, str(problem.get("detail")), problem.get("run_id"))
 
 
-async def ask_mcp(world: World, given: dict[str, Any]) -> Answer:
+async def ask_mcp(world: World, interface: str, given: dict[str, Any]) -> Answer:
+    """/mcp on the served gateway, or `sluice mcp` (stdio) as a process on the same store."""
     from tests.mcp.support import Target, connect
     from tests.mcp.support import text as tool_text
 
-    target = Target("http", world.env, world.base)
+    if interface == "mcp-stdio":
+        target = Target("stdio", world.env)
+    else:
+        target = Target("http", world.env, world.base)
     async with connect(target, given["key"]) as client:
         result = await client.call_tool(
             "propose_program", {"language": "python", "source": given["source"]}
