@@ -17,6 +17,9 @@ from application.read_models.service import LIVE, ReadModels, open_view
 from application.read_models.view import Window
 from gateway.bootstrap import Sluice
 
+# Names the statement the Postgres child waits in, so the test can see when it has ended.
+MARK = "sluice-crash-child"
+
 
 def main() -> None:
     with Sluice(sys.argv[1]) as sluice:
@@ -59,7 +62,10 @@ def hang_inside_the_transaction(
     def write_then_wait(statements: list[Any], window: Window, **options: Any) -> None:
         print("IN-TRANSACTION", flush=True)
         write(
-            [*statements, ("SELECT pg_sleep(60) WHERE cardinality($1::int[]) = 1", [[1]])],
+            [
+                *statements,
+                (f"SELECT pg_sleep(60) /* {MARK} */ WHERE cardinality($1::int[]) = 1", [[1]]),
+            ],
             window,
             **options,
         )
