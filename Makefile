@@ -23,7 +23,7 @@ shell: $(STAMP)
 	$(BIN)/sluice demo
 	$(BIN)/sluice shell --as alice
 
-test: $(STAMP) lint
+test: $(STAMP) lint typecheck
 	$(BIN)/python -m pytest
 
 lint: $(STAMP)

@@ -12,6 +12,7 @@ import sys
 import threading
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -144,7 +145,7 @@ def test_events_follow_prints_new_events_as_they_commit(
         time.sleep(1.0)  # the follower is waiting for news
         assert sluice(env, "run", str(program), "--as", "teller", "--yes").returncode == 0
         assert follower.stdout is not None
-        seen = []
+        seen: list[dict[str, Any]] = []
         while not seen or seen[-1]["type"] != "Run.Committed":
             seen.append(json.loads(follower.stdout.readline()))
     finally:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Callable
+from typing import Any
+from uuid import UUID
 
 from application.audit import provenance
 from application.principals import PrincipalView
@@ -79,7 +81,7 @@ def test_refused_programs_are_recorded_as_failed_runs(
     else:
         raise AssertionError("the program was not refused")
 
-    run = gateway.ledger.repository.get(__import__("uuid").UUID(run_id))
+    run: Any = gateway.ledger.repository.get(UUID(run_id))
 
     assert isinstance(run, Run)
     assert (run.status, run.principal) == ("failed", "alice")

@@ -17,7 +17,8 @@ from gateway.errors import GatewayError
 from gateway.facade import Gateway
 from gateway.policy.caps import Caps, CapsConfigError
 from gateway.program.sandbox import Sandbox
-from tests.gateway.conftest import TEST_CAPS, Clock, accounts_state, make_gateway
+from tests.conftest import TEST_CAPS, Clock
+from tests.gateway.conftest import accounts_state, make_gateway
 
 CAPPED = [
     (

@@ -22,16 +22,17 @@ from gateway.demo import seed
 from gateway.errors import GatewayError
 from gateway.facade import Gateway
 from gateway.program.sandbox import Sandbox
-from tests.gateway.conftest import Clock, accounts_state, make_gateway
+from tests.conftest import Clock
+from tests.gateway.conftest import accounts_state, make_gateway
 
 ROLE_PRINCIPAL = {"customer": "alice", "teller": "teller", "auditor": "auditor", "admin": "admin"}
-STAFF = {"teller", "admin"}
-EVERYONE = set(ROLES)
+STAFF: set[str] = {"teller", "admin"}
+EVERYONE: set[str] = set(ROLES)
 
 
 def arguments(use_case: str, account: str) -> dict[str, Any]:
     """Arguments naming `account` where the use case takes an account it must own."""
-    return {
+    table: dict[str, dict[str, Any]] = {
         "open_account": {"account": "newcomer", "owner": "New"},
         "deposit": {"account": account, "amount": 1},
         "withdraw": {"account": account, "amount": 1},
@@ -40,7 +41,8 @@ def arguments(use_case: str, account: str) -> dict[str, Any]:
         "list_accounts": {},
         "statement": {"account": account},
         "close_account": {"account": account},
-    }[use_case]
+    }
+    return table[use_case]
 
 
 # use case -> (roles allowed, whether a customer must own the account argument)

@@ -9,6 +9,8 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from decimal import Decimal
 from pathlib import Path
+from typing import Any
+from uuid import UUID
 
 import pytest
 
@@ -19,7 +21,8 @@ from gateway.catalog import Catalog
 from gateway.errors import GatewayError
 from gateway.facade import Gateway
 from gateway.program.sandbox import Sandbox
-from tests.gateway.conftest import TEST_CAPS, Clock, accounts_state, make_gateway
+from tests.conftest import TEST_CAPS, Clock
+from tests.gateway.conftest import accounts_state, make_gateway
 
 PAY_BOB = 'transfer(payer="alice", payee="bob", amount=30, memo="rent")'
 
@@ -55,7 +58,7 @@ def test_confirming_commits_exactly_the_previewed_events(
 ) -> None:
     alice = who("alice")
     proposal = gateway.propose(alice, "python", PAY_BOB)
-    run = gateway.ledger.repository.get(__import__("uuid").UUID(proposal["id"]))
+    run: Any = gateway.ledger.repository.get(UUID(proposal["id"]))
     end = gateway.ledger.recorder.max_notification_id() or 0
 
     outcome = gateway.confirm(alice, proposal["id"], proposal["preview_hash"])

@@ -4,6 +4,7 @@ agent never confirms, rejects or writes directly, whatever it names."""
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import replace
 
 import pytest
@@ -64,11 +65,12 @@ def test_an_agent_proposes_but_never_decides(gateway: Gateway) -> None:
     proposal = gateway.propose(agent, "python", TRANSFER)
     before = gateway.ledger.recorder.max_notification_id()
 
-    for attempt in (
+    attempts: tuple[Callable[[], object], ...] = (
         lambda: gateway.confirm(agent, proposal["id"], proposal["preview_hash"]),
         lambda: gateway.reject(agent, proposal["id"]),
         lambda: gateway.call(agent, "transfer", {"payer": "alice", "payee": "bob", "amount": 5}),
-    ):
+    )
+    for attempt in attempts:
         with pytest.raises(GatewayError) as refused:
             attempt()
         assert refused.value.kind == "forbidden"

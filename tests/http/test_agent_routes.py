@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any, cast
+
 import pytest
 from fastapi.testclient import TestClient
 
@@ -24,7 +26,9 @@ def test_without_a_model_the_agent_answers_503_saying_how_to_configure_one(
 ) -> None:
     from gateway.http.app import create_app
 
-    with TestClient(create_app(client.app.state.sluice)) as fresh:  # built without a model
+    with TestClient(
+        create_app(cast(Any, client.app).state.sluice)
+    ) as fresh:  # built without a model
         response = fresh.post("/v1/agent/messages", headers=auth("alice"), json={"text": "hello"})
         still_works = fresh.get("/v1/directory", headers=auth("alice"))
 

@@ -8,7 +8,7 @@ import random
 import socket
 import threading
 import time
-from collections import Counter
+from collections import Counter, defaultdict
 from collections.abc import Iterator
 from dataclasses import replace
 from decimal import Decimal
@@ -108,7 +108,7 @@ def test_concurrent_transfers_keep_the_books_straight(api: str) -> None:
     runs = Counter(body["run_id"] for body in committed)
     assert set(runs.values()) == {1}
     # The read side equals a replay of the log; money is conserved; nothing is negative.
-    replayed: Counter[str] = Counter()
+    replayed: dict[str, Decimal] = defaultdict(Decimal)
     for event in log:
         amount = Decimal(event["data"].get("amount", "0"))
         sign = {"Deposited": 1, "TransferCredited": 1, "Withdrawn": -1, "TransferDebited": -1}

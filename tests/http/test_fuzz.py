@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator
 from dataclasses import replace
+from typing import Any
 
 import pytest
 import schemathesis
@@ -59,13 +60,15 @@ ADMIN = {"Authorization": "Bearer sk-demo-admin"}
 
 @schema.exclude(path_regex="^/v1/agent/").parametrize()
 @FUZZ
-def test_generated_requests_get_documented_answers(case: schemathesis.Case) -> None:
+def test_generated_requests_get_documented_answers(case: schemathesis.Case[Any]) -> None:
     case.call_and_validate(headers=ADMIN, checks=[not_a_server_error, *CONFORMANCE])
 
 
 @schema.include(path_regex="^/v1/agent/").parametrize()
 @FUZZ
-def test_the_agent_without_a_model_answers_its_documented_503(case: schemathesis.Case) -> None:
+def test_the_agent_without_a_model_answers_its_documented_503(
+    case: schemathesis.Case[Any],
+) -> None:
     # No model is configured here: 503 is the agent's documented answer, not a crash.
     response = case.call_and_validate(headers=ADMIN, checks=CONFORMANCE)
     assert response.status_code in {400, 401, 403, 404, 405, 422, 503}

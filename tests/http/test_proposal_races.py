@@ -3,6 +3,7 @@ and whatever wins, the proposal's events are in the log at most once."""
 
 from __future__ import annotations
 
+import functools
 import threading
 from collections import Counter
 from collections.abc import Callable, Iterator
@@ -127,7 +128,7 @@ def test_confirm_racing_reject_ends_one_way_only(clocked: tuple[str, Clock]) -> 
             proposal = propose(client)
             confirmed, rejected = at_once(
                 confirm(client, proposal),
-                lambda p=proposal: client.post(f"/v1/programs/{p['id']}/reject"),
+                functools.partial(client.post, f"/v1/programs/{proposal['id']}/reject"),
             )
             committed += confirmed.status_code == 200
             final = client.get(f"/v1/programs/{proposal['id']}").json()["status"]

@@ -86,7 +86,9 @@ def assert_health_degraded_at_once(client: httpx.Client) -> dict[str, Any]:
     return body
 
 
-def answer_within(request: Future[tuple[httpx.Response, float]], bound: float) -> Any:
+def answer_within(
+    request: Future[tuple[httpx.Response, float]], bound: float
+) -> tuple[httpx.Response, float]:
     try:
         return request.result(timeout=bound + 1)
     except TimeoutError:

@@ -77,6 +77,7 @@ def test_the_cap_is_admitted_then_refused_with_the_wait(store: Store) -> None:
 
     assert wait == pytest.approx(60.5)  # the slot of the first admission leaves the window
     assert later == pytest.approx(30.5)
+    assert wait is not None
     assert 1 <= max(1, round(wait)) <= 60  # what Retry-After says
 
 

@@ -75,7 +75,7 @@ async def connect(
         headers = {"Authorization": f"Bearer {key}"} if key else {}
         http = httpx2.AsyncClient(headers=headers, timeout=httpx2.Timeout(30, read=300))
         server = streamable_http_client(f"{target.base}/mcp", http_client=http)
-    async with Client(server, mode=mode, elicitation_callback=person) as client:  # type: ignore[arg-type]
+    async with Client(server, mode=mode, elicitation_callback=person) as client:
         yield client
 
 
@@ -85,7 +85,8 @@ def body(result: types.CallToolResult) -> dict[str, Any]:
     assert result.structured_content is not None
     # The same JSON is also the text models read.
     assert json.loads(text(result)) == result.structured_content
-    return result.structured_content
+    content: dict[str, Any] = result.structured_content
+    return content
 
 
 def text(result: types.CallToolResult) -> str:

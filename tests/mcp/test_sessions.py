@@ -15,7 +15,7 @@ from tests.served import serving
 
 IDLE_SECONDS = 1
 HEADERS = {"Authorization": f"Bearer {AGENT_KEY}", "Accept": "application/json, text/event-stream"}
-INITIALIZED = {"jsonrpc": "2.0", "method": "notifications/initialized"}
+INITIALIZED: dict[str, object] = {"jsonrpc": "2.0", "method": "notifications/initialized"}
 DIRECTORY = {"jsonrpc": "2.0", "id": 2, "method": "tools/call",
              "params": {"name": "directory", "arguments": {}}}  # fmt: skip
 

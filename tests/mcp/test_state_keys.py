@@ -11,6 +11,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from decimal import Decimal
 from pathlib import Path
+from typing import Any
 
 import mcp_types as types
 import pytest
@@ -32,7 +33,7 @@ from tests.mcp.support import (
 )
 from tests.served import serving
 
-ACCEPT = {"confirm": types.ElicitResult(action="accept", content={"confirm": True})}
+ACCEPT: dict[str, Any] = {"confirm": types.ElicitResult(action="accept", content={"confirm": True})}
 
 
 @contextmanager

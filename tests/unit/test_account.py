@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from decimal import Decimal
 
 import pytest
@@ -124,13 +125,14 @@ def test_a_closed_account_takes_no_more_operations() -> None:
     account.close()
     account.collect_events()
 
-    for operation in (
+    operations: tuple[Callable[[], object], ...] = (
         lambda: account.deposit(Decimal("1")),
         lambda: account.withdraw(Decimal("1")),
         lambda: account.debit_transfer(Decimal("1"), "bob"),
         lambda: account.credit_transfer(Decimal("1"), "bob"),
         account.close,
-    ):
+    )
+    for operation in operations:
         with pytest.raises(AccountClosedError, match="account alice is closed"):
             operation()
     assert account.collect_events() == []
