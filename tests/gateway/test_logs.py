@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import queue
 import threading
 import time
 from collections.abc import Iterator
@@ -169,8 +170,10 @@ def test_a_flood_the_writer_cannot_keep_up_with_is_dropped_and_counted(
         draining = threading.Thread(target=lambda: lines.extend(reader))
         draining.start()
         assert isinstance(handler, SluiceQueueHandler)
+        waiting = handler.queue
+        assert isinstance(waiting, queue.Queue)
         deadline = time.monotonic() + 30
-        while handler.queue.qsize() and time.monotonic() < deadline:  # the writer catches up
+        while waiting.qsize() and time.monotonic() < deadline:  # the writer catches up
             time.sleep(0.01)
         log.warning("after the flood")
         logs.stop()  # writes what is queued
