@@ -7,7 +7,7 @@ STAMP := $(VENV)/.installed
 
 .PHONY: run shell test lint format typecheck clean \
 	bench-sandbox bench-store bench-http bench-agent bench-replay bench-mcp bench-bank \
-	bench-sandbox-waits bench-soak
+	bench-sandbox-waits bench-soak bench-logging
 
 $(STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "Sluice needs Python 3.11 or newer")'
@@ -60,6 +60,11 @@ bench-mcp: $(STAMP)
 
 bench-bank: $(STAMP)
 	$(BIN)/python -m benchmarks.bench_bank
+
+# /health's latency while a stream of 500s runs, beside quiet and a stream of 200s.
+# Another build for contrast: make bench-logging ARGS="--sluice ../main/.venv/bin/sluice".
+bench-logging: $(STAMP)
+	$(BIN)/python -m benchmarks.bench_logging $(ARGS)
 
 # A served gateway under steady mixed load, 3 minutes a store: its RSS, sampled, and the
 # slope. Longer: make bench-soak ARGS="--seconds 900".

@@ -7,7 +7,8 @@ import subprocess
 import tempfile
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
+from pathlib import Path
 
 import httpx
 
@@ -28,15 +29,19 @@ def serving(argv: list[str], env: dict[str, str], *, timeout: float = 60) -> Ite
 
 @contextmanager
 def served_process(
-    argv: list[str], env: dict[str, str], *, timeout: float = 60
+    argv: list[str], env: dict[str, str], *, timeout: float = 60, errors: Path | None = None
 ) -> Iterator[tuple[str, subprocess.Popen[str]]]:
-    """As `serving`, and the server's process too (its pid, for a benchmark to watch)."""
+    """As `serving`, and the server's process too (its pid, for a benchmark to watch).
+
+    With `errors`, its stderr (the log) goes to that file, apart from its stdout; the file
+    is appended to, so it can be read while the server writes."""
     port = free_port()
     # A file, not a pipe: nobody reads a pipe while the server runs, and a server that
     # logs more than a pipe holds would block on its next write.
-    with tempfile.TemporaryFile(mode="w+") as log:
+    with tempfile.TemporaryFile(mode="w+") as log, ExitStack() as stack:
+        stderr = stack.enter_context(errors.open("a")) if errors else subprocess.STDOUT
         process = subprocess.Popen(
-            [*argv, "--port", str(port)], env=env, stdout=log, stderr=subprocess.STDOUT, text=True
+            [*argv, "--port", str(port)], env=env, stdout=log, stderr=stderr, text=True
         )
         base = f"http://127.0.0.1:{port}"
         try:
@@ -51,7 +56,8 @@ def served_process(
                     process.kill()
                     process.wait(timeout=30)
                     log.seek(0)
-                    raise AssertionError(f"{' '.join(argv)} did not come up:\n{log.read()}")
+                    said = log.read() + (errors.read_text() if errors else "")
+                    raise AssertionError(f"{' '.join(argv)} did not come up:\n{said}")
                 time.sleep(0.05)
             yield base, process
         finally:

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
-import logging
 import sys
 from pathlib import Path
 from typing import Annotated, NoReturn
@@ -17,6 +17,7 @@ from application import principals
 from application.inert_text import inert
 from application.principals import PrincipalError, PrincipalView
 from application.store_config import StoreConfigError, redacted
+from gateway import logs
 from gateway.bootstrap import Sluice
 from gateway.catalog import UnknownUseCaseError
 from gateway.cli.flow import decide, submit
@@ -42,6 +43,7 @@ app.command()(project)
 app.command()(events)
 app.command()(export)
 USAGE_ERROR = 2
+STARTUP_FAILURE = 3  # as uvicorn's own
 
 KeyOption = Annotated[str | None, typer.Option("--key", help="The principal's API key.")]
 ScopeOption = Annotated[
@@ -57,6 +59,14 @@ def _open() -> Sluice:
     try:
         return Sluice()
     except (StoreConfigError, CapsConfigError, PoolConfigError) as error:
+        _usage_error(str(error))
+
+
+def log_level() -> int:
+    """SLUICE_LOG_LEVEL's level, or a usage error naming it: before anything is opened."""
+    try:
+        return logs.level_from_env()
+    except logs.LogConfigError as error:
         _usage_error(str(error))
 
 
@@ -280,23 +290,16 @@ def serve(
         ),
     ] = True,
 ) -> None:
-    """Serve the HTTP API (uvicorn)."""
-    import uvicorn
-
-    from gateway.http.app import create_app
+    """Serve the HTTP API (uvicorn). Logs: JSON lines on stderr, at SLUICE_LOG_LEVEL."""
+    from gateway.http.server import http_server
     from gateway.mcp.state_keys import StateKeysConfigError
 
-    # Plain log lines, set before the app exists. Left unset, the MCP SDK puts a rich
-    # handler on the root logger when the app builds its MCP server; its highlighted
-    # tracebacks cost about a second of CPU each, spent on the event loop when an error
-    # reaches an async handler, so every request and /health would wait behind it.
-    logging.basicConfig(
-        level=logging.WARNING, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
-    )
+    level = log_level()
+    logs.install(level)  # from the start: opening the store may log already
     with _open() as sluice:
         sluice.projected_elsewhere = not projector
         try:
-            app_ = create_app(sluice, projector=projector, host=host)
+            server = http_server(sluice, host=host, port=port, projector=projector, log_level=level)
         except StateKeysConfigError as error:
             _usage_error(str(error))
         if with_demo:
@@ -310,7 +313,10 @@ def serve(
             f"Serving {redacted(sluice.database_url)} on http://{host}:{port}/ "
             "(the web console at /, the API docs at /docs, MCP at /mcp)"
         )
-        uvicorn.run(app_, host=host, port=port, log_level="warning")
+        with contextlib.suppress(KeyboardInterrupt):  # Ctrl-C: uvicorn has shut down
+            server.run()
+    if not server.started:  # it could not listen (the port is taken, say): uvicorn said why
+        raise typer.Exit(STARTUP_FAILURE)
 
 
 @app.command()
@@ -336,14 +342,19 @@ def mcp(
     import os
 
     from gateway.mcp.state_keys import StateKeysConfigError
-    from gateway.mcp.stdio import serve_stdio
+    from gateway.mcp.stdio import stdio_server
 
     key = os.environ.get("SLUICE_API_KEY")
     if not key:
         _usage_error("SLUICE_API_KEY is not set: `sluice mcp` acts as the principal of that key")
+    level = log_level()
+    logs.install(level)
     with _open() as sluice:
         try:
-            serve_stdio(sluice.gateway, key, console_url=console_url, elicit=elicitation)
+            server = stdio_server(
+                sluice.gateway, key, console_url=console_url, elicit=elicitation, log_level=level
+            )
+            server.run("stdio")
         except GatewayError as refused:
             _usage_error(f"SLUICE_API_KEY: {refused}")
         except StateKeysConfigError as error:

@@ -28,6 +28,7 @@ from application.read_models.service import UnknownProjectionError
 from application.store_config import redacted
 from application.verify import verify
 from domain.errors import AccountNotFoundError
+from gateway import logs
 from gateway.bootstrap import Sluice
 from gateway.cli.render import PRINTED_TITLE, framed, said, shown
 from gateway.policy.caps import CapsConfigError
@@ -151,12 +152,17 @@ def project(
     """Keep the read models current, and nothing else: the projector as a service of its own
     (gateways then run `sluice serve --no-projector`). Any number may run: each window of
     the log is applied once. Stops on SIGTERM or Ctrl-C."""
+    try:
+        level = logs.level_from_env()
+    except logs.LogConfigError as error:
+        _fail(str(error), 2)
+    logs.install(level)  # the projector's records: JSON lines on stderr
     stop = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
     with _open() as sluice:
         sluice.projector.interval = interval
         sluice.projector.start()
-        Console(stderr=True).print(f"Projecting {redacted(sluice.database_url)}", highlight=False)
+        typer.echo(f"Projecting {redacted(sluice.database_url)}")
         try:
             while not stop.wait(1.0):
                 if not sluice.projector.running:

@@ -17,6 +17,7 @@ from gateway.http import problems
 from gateway.http.body_limit import BodyLimit
 from gateway.http.heap import trim_heap_periodically
 from gateway.http.routes import agent, catalog, health, programs, reads, use_cases
+from gateway.http.unexpected import UnexpectedErrors
 from gateway.mcp.http import PATH as MCP_PATH
 from gateway.mcp.http import McpOverHttp
 from gateway.policy.rate import RateLimiter
@@ -78,4 +79,5 @@ def create_app(
     )
     limit = max_body_bytes or int(os.environ.get("SLUICE_MAX_BODY_BYTES", DEFAULT_MAX_BODY_BYTES))
     app.add_middleware(BodyLimit, max_bytes=limit)
+    app.add_middleware(UnexpectedErrors)  # the outermost: an error in any of the others too
     return app

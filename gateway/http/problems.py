@@ -130,10 +130,13 @@ def install(app: FastAPI) -> None:
     @app.exception_handler(OperationalError)
     @app.exception_handler(InterfaceError)
     async def store_unavailable(request: Request, error: Exception) -> JSONResponse:
-        log.warning("the store failed on %s %s: %s", request.method, request.url.path, error)
+        method, path = request.method, request.url.path
+        log.warning(
+            "the store failed on %s %s: %s", method, path, error,
+            extra={"method": method, "path": path},
+        )  # fmt: skip
         return problem("unavailable", f"the event store is not available: {error}", retry_after=1)
 
-    @app.exception_handler(Exception)
-    async def unexpected(request: Request, error: Exception) -> JSONResponse:
-        log.exception("unexpected error on %s %s", request.method, request.url.path)
-        return problem("internal", "an unexpected error; the server log has the details")
+    # Any other error is answered by gateway/http/unexpected.py, a middleware: an
+    # `Exception` handler here would be called by Starlette, which then raises the error
+    # again for the server to log a second time.

@@ -3,6 +3,7 @@ and the projector as a service of its own."""
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
@@ -84,6 +85,7 @@ def test_two_gateways_without_projectors_and_one_projector_service(
             assert eventually(lambda: bob(first) == "15.00")
         finally:
             projector.send_signal(signal.SIGTERM)
-            _, errors = projector.communicate(timeout=30)
+            said, errors = projector.communicate(timeout=30)
         assert projector.returncode == 0, errors
-        assert "Projecting" in errors
+        assert said.startswith("Projecting")
+        assert all(json.loads(line)["logger"] for line in errors.splitlines())  # log lines only
