@@ -36,6 +36,10 @@ class Caps:
     max_memory_bytes: int = 32 * 2**20
     max_program_bytes: int = 20_000
     programs_per_minute: int = 30
+    # Programs of one principal running at once, in one gateway process (counted there, as
+    # its sandbox workers are). Below SLUICE_SANDBOX_WORKERS (default 2), one principal
+    # never holds every worker: one more program of theirs is refused at once (429).
+    programs_at_once: int = 1
     requests_per_minute: int = 600
     proposal_ttl_seconds: int = 15 * 60
     complete_reads_at_once: bool = True
