@@ -45,9 +45,11 @@ class Caps:
     complete_reads_at_once: bool = True
     # MCP over HTTP: sessions open at once, and the seconds one may sit idle (no request in
     # flight, no open stream) before it is closed. A session a client never ends holds
-    # about 40 KB until then; these bound that memory to about 40 MB.
+    # about 40 KB until then; these bound that memory to about 40 MB. One principal may
+    # hold only so many of them, so one key cannot use up the rest (counted per process).
     mcp_sessions: int = 1000
-    mcp_session_idle_seconds: int = 10 * 60
+    mcp_sessions_per_principal: int = 10
+    mcp_session_idle_seconds: int = 5 * 60
 
     def program_limits(self) -> ProgramLimits:
         return ProgramLimits(
