@@ -6,6 +6,7 @@ Every entry takes the authenticated principal; HTTP, the CLI and the agent call 
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -26,6 +27,7 @@ from gateway.catalog import Catalog, UnknownUseCaseError
 from gateway.errors import STAGE_KINDS, GatewayError
 from gateway.plans import plan_schema
 from gateway.policy.access import PrincipalGuard, denial, may_call
+from gateway.policy.at_once import ProgramsAtOnce
 from gateway.policy.caps import Caps
 from gateway.policy.rate import PROGRAMS, RateLimiter
 from gateway.program.runner import ProgramRunner
@@ -51,7 +53,11 @@ class Gateway:
         self.catalog = catalog
         self.caps = caps
         self.rate = RateLimiter.in_store(ledger, PROGRAMS, caps.programs_per_minute)
-        self.proposals = Proposals(ledger, catalog, runner, caps, clock, admit=self._admit_rerun)
+        self.at_once = ProgramsAtOnce(caps.programs_at_once)
+        # A person's confirmation that must run the program again waits for a slot as long
+        # as a program waits for a sandbox worker.
+        self.rerun_wait_seconds = runner.sandbox.settings.wait_seconds
+        self.proposals = Proposals(ledger, catalog, runner, caps, clock, running=self._rerun)
         # Direct reads are answered from the read models when they are wired in.
         self.queries: ReadModelQueries | None = None
 
@@ -140,8 +146,7 @@ class Gateway:
         check_source(source)
         if request is not None:
             check_words("request", request)
-        self._admit_program(principal, "propose", "")
-        with _sandbox_busy_is_unavailable():
+        with self._running(principal, "propose", ""), _sandbox_busy_is_unavailable():
             return self.proposals.propose(principal, language, source, request=request)
 
     def proposal(self, principal: PrincipalView, run_id: str) -> dict[str, Any]:
@@ -156,7 +161,8 @@ class Gateway:
         record: Recorder | None = None,
     ) -> dict[str, Any]:
         self.check_decides(principal, run_id, "confirm")
-        # A stale confirmation previews the program again, so it may meet a busy sandbox.
+        # Committing a preview runs nothing, so it takes none of the principal's programs at
+        # once; a stale one previews the program again (`_rerun`), and may meet a busy sandbox.
         with _sandbox_busy_is_unavailable():
             return self.proposals.confirm(principal, run_id, preview_hash, record=record)
 
@@ -202,11 +208,43 @@ class Gateway:
                 extra={"retry_after": max(1, round(wait))},
             )
 
-    def _admit_rerun(self, principal: PrincipalView) -> None:
+    @contextmanager
+    def _running(
+        self, principal: PrincipalView, verb: str, why: str, *, wait_seconds: float = 0
+    ) -> Iterator[None]:
+        """Hold one of the principal's programs_at_once while its program is checked and run;
+        with none free (after `wait_seconds`), refuse it before anything is counted."""
+        if not self.at_once.take(principal.name, wait_seconds=wait_seconds):
+            raise self._too_many_at_once(principal, wait_seconds, why)
+        try:
+            self._admit_program(principal, verb, why)
+            yield
+        finally:
+            self.at_once.give_back(principal.name)
+
+    @contextmanager
+    def _rerun(self, principal: PrincipalView) -> Iterator[None]:
         # A stale proposal's fresh preview runs the program again and is stored with the
-        # run: it counts, so the previews a principal can store are bounded by the rate.
+        # run: it counts, so the previews a principal can store are bounded by the rate,
+        # and it runs in the sandbox, so it holds one of the principal's programs at once.
         why = " (a fresh preview of a stale proposal is one); nothing was written"
-        self._admit_program(principal, "run", why)
+        with self._running(principal, "run", why, wait_seconds=self.rerun_wait_seconds):
+            yield
+
+    def _too_many_at_once(self, principal: PrincipalView, waited: float, why: str) -> GatewayError:
+        limit = self.caps.programs_at_once
+        still, after = ("still ", f" after {waited:g} s") if waited else ("", "")
+        held = f"1 program at once and 1 is {still}running{after}"
+        if limit > 1:
+            held = f"{limit} programs at once and {limit} are {still}running{after}"
+        # A slot frees when one of the principal's programs ends: within its time cap.
+        retry = max(1, math.ceil(self.caps.max_run_seconds))
+        return GatewayError(
+            "rate-limited",
+            f"cap programs_at_once: principal {principal.name} may run {held}"
+            f"{why or '; nothing was written'}; retry in {retry} s",
+            extra={"retry_after": retry},
+        )
 
     def _use_case(self, principal: PrincipalView, name: str) -> type[UseCase[Any]]:
         try:

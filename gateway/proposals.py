@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Callable
+from contextlib import AbstractContextManager, nullcontext
 from datetime import UTC, datetime, timedelta
 from typing import Any
 from uuid import UUID
@@ -41,8 +42,9 @@ READ_ANY_RUN = frozenset({"auditor", "admin"})
 # How many times a request that lost a race on a run reads it again before giving up.
 RACES = 5
 Clock = Callable[[], datetime]
-# Counts one more run of a principal's program, or raises GatewayError (rate-limited).
-Admit = Callable[[PrincipalView], None]
+# Held while a principal's program runs again: counts it, and holds one of the principal's
+# programs at once; or raises GatewayError (rate-limited) on entering.
+Running = Callable[[PrincipalView], AbstractContextManager[None]]
 
 
 def utc_now() -> datetime:
@@ -58,14 +60,14 @@ class Proposals:
         caps: Caps,
         clock: Clock = utc_now,
         *,
-        admit: Admit | None = None,
+        running: Running | None = None,
     ) -> None:
         self.ledger = ledger
         self.catalog = catalog
         self.runner = runner
         self.caps = caps
         self.clock = clock
-        self.admit = admit
+        self.running = running
 
     def propose(
         self, principal: PrincipalView, language: str, source: str, *, request: str | None = None
@@ -324,9 +326,9 @@ class Proposals:
         settled = self._settled(run, preview_hash)
         if settled is not None:
             return settled  # another confirmation of this preview won the race
-        if self.admit is not None:
-            self.admit(principal)  # a fresh preview is a run of the program, and is stored
-        preview, steps = self._preview(principal, run.language, run.source)
+        # A fresh preview is a run of the program, and is stored.
+        with self.running(principal) if self.running else nullcontext():
+            preview, steps = self._preview(principal, run.language, run.source)
         if not preview.ok:
             assert preview.error is not None
             error = at_step(preview.error, steps) if steps else preview.error

@@ -36,14 +36,20 @@ class Caps:
     max_memory_bytes: int = 32 * 2**20
     max_program_bytes: int = 20_000
     programs_per_minute: int = 30
+    # Programs of one principal running at once, in one gateway process (counted there, as
+    # its sandbox workers are). Below SLUICE_SANDBOX_WORKERS (default 2), one principal
+    # never holds every worker: one more program of theirs is refused at once (429).
+    programs_at_once: int = 1
     requests_per_minute: int = 600
     proposal_ttl_seconds: int = 15 * 60
     complete_reads_at_once: bool = True
     # MCP over HTTP: sessions open at once, and the seconds one may sit idle (no request in
     # flight, no open stream) before it is closed. A session a client never ends holds
-    # about 40 KB until then; these bound that memory to about 40 MB.
+    # about 40 KB until then; these bound that memory to about 40 MB. One principal may
+    # hold only so many of them, so one key cannot use up the rest (counted per process).
     mcp_sessions: int = 1000
-    mcp_session_idle_seconds: int = 10 * 60
+    mcp_sessions_per_principal: int = 10
+    mcp_session_idle_seconds: int = 5 * 60
 
     def program_limits(self) -> ProgramLimits:
         return ProgramLimits(

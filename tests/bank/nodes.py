@@ -22,6 +22,8 @@ SLUICE = str(Path(sys.executable).parent / "sluice")
 UNCAPPED = {
     "SLUICE_CAP_REQUESTS_PER_MINUTE": "100000000",
     "SLUICE_CAP_PROGRAMS_PER_MINUTE": "100000000",
+    # The clients are the teller's, many at once.
+    "SLUICE_CAP_PROGRAMS_AT_ONCE": "100000000",
 }
 
 

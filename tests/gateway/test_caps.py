@@ -166,6 +166,9 @@ def test_caps_are_configured_from_the_environment() -> None:
         ("SLUICE_CAP_MAX_AMOUNT_PER_PROGRAM", "NaN"),
         ("SLUICE_CAP_MAX_AMOUNT_PER_PROGRAM", "1e999999999"),
         ("SLUICE_CAP_MAX_AMOUNT_PER_PROGRAM", "0.001"),
+        ("SLUICE_CAP_PROGRAMS_AT_ONCE", "0"),
+        ("SLUICE_CAP_PROGRAMS_AT_ONCE", "one"),
+        ("SLUICE_CAP_MCP_SESSIONS_PER_PRINCIPAL", "-1"),
     ],
 )
 def test_a_bad_cap_in_the_environment_is_refused_naming_it(variable: str, value: str) -> None:

@@ -42,6 +42,8 @@ def gateway(schema: str) -> Iterator[tuple[str, str]]:
         "POSTGRES_APPLICATION_NAME": name,
         "SLUICE_CAP_REQUESTS_PER_MINUTE": "1000000",
         "SLUICE_CAP_PROGRAMS_PER_MINUTE": "1000000",
+        # The load's programs are all alice's, several at once.
+        "SLUICE_CAP_PROGRAMS_AT_ONCE": "1000000",
     }
     with serving([SLUICE, "serve", "--demo"], env) as base:
         yield base, name

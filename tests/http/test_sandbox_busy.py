@@ -14,12 +14,15 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.mcp.support import AGENT_KEY, SLUICE, Target, connect, text
+from tests.mcp.support import SLUICE, Target, connect, text
 from tests.served import serving
 
 ALICE = {"Authorization": "Bearer sk-demo-alice"}
+# Another principal than the runaway's: alice may run one program at once, and it runs.
+BOB = {"Authorization": "Bearer sk-demo-bob"}
+BOB_AGENT_KEY = "sk-agent-demo-bob"
 ADMIN = {"Authorization": "Bearer sk-demo-admin"}
-PAY_BOB = 'transfer(payer="alice", payee="bob", amount=4, memo="rent")\n'
+PAY_ALICE = 'transfer(payer="bob", payee="alice", amount=4, memo="rent")\n'
 RUNAWAY = "while True:\n    pass\n"
 
 
@@ -71,7 +74,7 @@ async def test_a_busy_sandbox_is_503_over_http_and_a_tool_error_over_mcp(
             )
         )
 
-    async with connect(one_worker, AGENT_KEY) as client:
+    async with connect(one_worker, BOB_AGENT_KEY) as client:
         busy = threading.Thread(target=runaway)
         busy.start()
         time.sleep(1.5)  # the runaway has the only worker for 5 s
@@ -79,13 +82,13 @@ async def test_a_busy_sandbox_is_503_over_http_and_a_tool_error_over_mcp(
             started = time.monotonic()
             refused = httpx.post(
                 f"{base}/v1/programs",
-                json={"language": "python", "source": PAY_BOB},
-                headers=ALICE,
+                json={"language": "python", "source": PAY_ALICE},
+                headers=BOB,
                 timeout=30,
             )
             answered_in = time.monotonic() - started
             tool = await client.call_tool(
-                "propose_program", {"language": "python", "source": PAY_BOB}
+                "propose_program", {"language": "python", "source": PAY_ALICE}
             )
         finally:
             busy.join(timeout=60)
