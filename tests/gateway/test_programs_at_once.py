@@ -22,8 +22,8 @@ from gateway.errors import GatewayError
 from gateway.facade import Gateway
 from gateway.policy.caps import Caps
 from gateway.program.sandbox import Sandbox
-from tests.conftest import TEST_LIMITS
-from tests.gateway.conftest import TEST_CAPS, Clock, accounts_state, make_gateway
+from tests.conftest import TEST_CAPS, TEST_LIMITS, Clock
+from tests.gateway.conftest import accounts_state, make_gateway
 
 RUNAWAY = "while True:\n    pass\n"
 PAY_BOB = 'transfer(payer="alice", payee="bob", amount=1)'
