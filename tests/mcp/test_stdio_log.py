@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import subprocess
+from pathlib import Path
 
 from tests.mcp.support import INITIALIZE, SLUICE, Target
 
@@ -15,18 +16,29 @@ MESSAGES = [
 ]
 
 
-def test_stdout_holds_the_protocol_and_stderr_json_log_lines(stdio_target: Target) -> None:
+def test_stdout_holds_the_protocol_and_stderr_json_log_lines(
+    stdio_target: Target, tmp_path: Path
+) -> None:
     env = {**stdio_target.env, "SLUICE_API_KEY": "sk-demo-alice", "SLUICE_LOG_LEVEL": "DEBUG"}
-    done = subprocess.run(
-        [SLUICE, "mcp"], env=env, input="".join(json.dumps(m) + "\n" for m in MESSAGES),
-        capture_output=True, text=True, timeout=60, check=False,
-    )  # fmt: skip
-    assert done.returncode == 0, done.stderr
+    with (tmp_path / "stderr").open("w+") as errors:
+        server = subprocess.Popen(
+            [SLUICE, "mcp"], env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+            stderr=errors, text=True,
+        )  # fmt: skip
+        assert server.stdin is not None and server.stdout is not None
+        server.stdin.write("".join(json.dumps(m) + "\n" for m in MESSAGES))
+        server.stdin.flush()
+        # Stdin stays open until the last answer: at its end the server stops serving.
+        answers = [json.loads(server.stdout.readline()) for _ in range(2)]
+        server.stdin.close()
+        assert server.wait(timeout=60) == 0
+        errors.seek(0)
+        said = errors.read()
 
-    answers = [json.loads(line) for line in done.stdout.splitlines()]
     assert [a["id"] for a in answers] == [1, 2]
     assert all(a["jsonrpc"] == "2.0" and "result" in a for a in answers)
-    logged = [json.loads(line) for line in done.stderr.splitlines()]
+    assert server.stdout.read() == ""  # nothing but the protocol on stdout
+    logged = [json.loads(line) for line in said.splitlines()]
     assert all({"time", "level", "logger", "message"} <= e.keys() for e in logged)
     # At DEBUG the SDK has something to say; it says it in Sluice's format, on stderr.
-    assert any(e["logger"].startswith("mcp.") for e in logged), done.stderr
+    assert any(e["logger"].startswith("mcp.") for e in logged), said
