@@ -92,7 +92,7 @@ class PrincipalGuard:
     def _ownership(self, kind: type[UseCase[Any]], arguments: dict[str, Any]) -> str | None:
         if not self.principal.scoped:
             return None
-        for argument in kind.permission.owned:
+        for argument in kind.owned:
             account = arguments.get(argument)
             # Text that is not printable names no account, and a refusal must not quote it:
             # validation refuses that call when it runs, quoting it escaped.
