@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass, fields, replace
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
 from application.use_case import UseCase
 from domain.money import CENT, MAX_BALANCE, fmt
+from gateway.catalog import UnknownUseCaseError
 from gateway.program.limits import ProgramLimits
 
 ENV_PREFIX = "SLUICE_CAP_"
@@ -61,10 +62,13 @@ class Caps:
         )
 
     @classmethod
-    def from_env(cls, env: Mapping[str, str] | None = None) -> Caps:
+    def from_env(
+        cls, env: Mapping[str, str] | None = None, *, use_cases: Collection[str] | None = None
+    ) -> Caps:
         """Defaults, overridden by SLUICE_CAP_<FIELD> variables (e.g. SLUICE_CAP_MAX_CALLS=20).
 
-        SLUICE_CAP_MAX_CALLS_PER_USE_CASE takes `transfer=10,withdraw=5`.
+        SLUICE_CAP_MAX_CALLS_PER_USE_CASE takes `transfer=10,withdraw=5`; given `use_cases`
+        (the catalog's names), a name that is none of them is refused.
         """
         source = os.environ if env is None else env
         caps = cls()
@@ -74,13 +78,13 @@ class Caps:
             if raw is None:
                 continue
             if spec.name == PER_USE_CASE:
-                changes[spec.name] = _per_use_case(raw)
+                changes[spec.name] = _per_use_case(raw, use_cases)
             else:
                 changes[spec.name] = _parse(spec.name, raw, getattr(caps, spec.name))
         return replace(caps, **changes)
 
 
-def _per_use_case(raw: str) -> dict[str, int]:
+def _per_use_case(raw: str, use_cases: Collection[str] | None) -> dict[str, int]:
     variable = ENV_PREFIX + PER_USE_CASE.upper()
     try:
         pairs = [item.split("=", 1) for item in raw.split(",") if item.strip()]
@@ -89,6 +93,12 @@ def _per_use_case(raw: str) -> dict[str, int]:
             raise ValueError(raw)
     except ValueError:
         raise CapsConfigError(f"{variable}={raw!r} is not a valid value for this cap") from None
+    unknown = [name for name in parsed if use_cases is not None and name not in use_cases]
+    if unknown and use_cases is not None:
+        raise CapsConfigError(
+            f"{variable}={raw!r}: {UnknownUseCaseError(unknown[0])} "
+            f"(the use cases: {', '.join(use_cases)})"
+        )
     return parsed
 
 

@@ -198,7 +198,9 @@ def test_a_bad_cap_in_the_environment_is_refused_naming_it(variable: str, value:
 def test_a_cap_per_use_case_from_the_environment_replaces_the_use_cases_own(
     ledger: Ledger, catalog: Catalog, sandbox: Sandbox, clock: Clock
 ) -> None:
-    caps = Caps.from_env({"SLUICE_CAP_MAX_CALLS_PER_USE_CASE": "transfer=2"})
+    caps = Caps.from_env(
+        {"SLUICE_CAP_MAX_CALLS_PER_USE_CASE": "transfer=2"}, use_cases=catalog.names
+    )
     gateway = make_gateway(
         ledger,
         catalog,
@@ -222,3 +224,16 @@ def test_a_cap_per_use_case_from_the_environment_replaces_the_use_cases_own(
         "cap max_calls_per_use_case: more than 2 transfer calls in one program (line 2, column 5)"
     )
     assert accounts_state(ledger) == before
+
+
+def test_a_cap_per_use_case_naming_no_use_case_is_refused_naming_it(catalog: Catalog) -> None:
+    with pytest.raises(CapsConfigError) as refused:
+        Caps.from_env(
+            {"SLUICE_CAP_MAX_CALLS_PER_USE_CASE": "transfer=3,transfers=2"}, use_cases=catalog.names
+        )
+
+    assert str(refused.value) == (
+        "SLUICE_CAP_MAX_CALLS_PER_USE_CASE='transfer=3,transfers=2': no use case transfers "
+        "(the use cases: open_account, deposit, withdraw, transfer, get_balance, list_accounts, "
+        "statement, close_account)"
+    )
