@@ -39,7 +39,8 @@ class ListAccounts(UseCase[list[AccountView]]):
     owner: Owner | None = Field(default=None, description="Only this owner's accounts, e.g. Alice.")
 
     def perform(self, uow: UnitOfWork) -> list[AccountView]:
-        views = [AccountView.of(uow.account(name)) for name in uow.account_names()]
+        # By account id, as the read models list them (a direct read is answered there).
+        views = [AccountView.of(uow.account(name)) for name in sorted(uow.account_names())]
         return [v for v in views if self.owner is None or v.owner == self.owner]
 
 
