@@ -31,6 +31,7 @@ from gateway.errors import GatewayError
 from gateway.program.sandbox import Sandbox
 from gateway.read_side import ReadSide
 from tests.conftest import STORES, TEST_CAPS
+from tests.postgres import support
 from tests.stores import empty_store
 
 # The accounts of one history, named apart by a prefix of its own (`h7x` + letter); `z` is
@@ -141,6 +142,26 @@ def test_every_read_model_answers_what_perform_answers(demo: Sluice) -> None:
     check()
     # And the whole store, every history's accounts and the demo's, in one listing.
     assert both.read("list_accounts", both.read_side.accounts) == both.performed(ListAccounts, {})
+
+
+@pytest.mark.postgres
+def test_accounts_are_listed_alike_whatever_the_databases_collation(sandbox: Sandbox) -> None:
+    # en-US puts `_` before `-` and both before digits; code points put `-` first and `_`
+    # after the digits. The read models must not take the order of the database's locale.
+    names = ["hb_c", "hb-c", "hb1", "hbc", "ha"]
+    with (
+        support.database_sorting_as("en-US") as url,
+        Sluice(url, TEST_CAPS, sandbox=sandbox) as demo,
+    ):
+        seed(demo.gateway)
+        both = BothSides(demo)
+        for name in names:
+            both.apply("open_account", {"account": name, "owner": "Ann", "initial_deposit": "0"})
+
+        read = both.read("list_accounts", both.read_side.accounts)
+
+        assert read == both.performed(ListAccounts, {})
+        assert [row["account"] for row in read[1]] == sorted([*names, "alice", "bob", "carla"])
 
 
 class BothSides:
