@@ -1,7 +1,8 @@
-"""What a use case needs of its caller, declared on the use case itself.
+"""Who may call a use case, declared on the use case itself.
 
 The gateway enforces it; the use case only states it, so the permission is derived from
-the same single definition as the sheet, the stub and the sandbox function.
+the same single definition as the sheet, the stub and the sandbox function. Which
+arguments a scoped role must own is marked on the fields (`application.field_rules.Owned`).
 """
 
 from __future__ import annotations
@@ -17,14 +18,13 @@ SCOPED_ROLES: frozenset[Role] = frozenset({"customer"})
 
 @dataclass(frozen=True)
 class Permission:
-    """The roles that may call a use case; for scoped roles, the arguments they must own."""
+    """The roles that may call a use case."""
 
     roles: frozenset[Role]
-    owned: tuple[str, ...] = ()
 
     @classmethod
-    def of(cls, *roles: Role, owned: tuple[str, ...] = ()) -> Permission:
-        return cls(roles=frozenset(roles), owned=owned)
+    def of(cls, *roles: Role) -> Permission:
+        return cls(roles=frozenset(roles))
 
 
 EVERYONE: tuple[Role, ...] = ROLES

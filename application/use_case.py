@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Generic, Literal, TypeVar, get_
 
 from pydantic import BaseModel, ConfigDict, TypeAdapter, field_validator
 
+from application.field_rules import rules_of
 from application.permissions import Permission
 from application.vocabulary import UseCaseDefinitionError, check_parameter, check_result
 from domain.errors import DomainError
@@ -29,10 +30,15 @@ class UseCase(BaseModel, Generic[Result]):
     name: ClassVar[str]
     kind: ClassVar[Kind]
     permission: ClassVar[Permission]
-    # The argument whose value counts toward a program's cap on money moved.
-    moves_amount: ClassVar[str | None] = None
-    # Arguments a JSON plan must fix at planning time, never take from what a step read.
+    # At most this many calls in one program (None: only the cap on all calls); the
+    # environment may replace these (`Caps.max_calls_per_use_case`).
+    max_calls: ClassVar[int | None] = None
+    # Read from the fields' markers (`application.field_rules`) when the class is defined,
+    # never written by hand: the arguments a scoped principal must own, those a JSON plan
+    # must fix at planning time, and the one whose value counts toward the cap on money moved.
+    owned: ClassVar[tuple[str, ...]] = ()
     literal_only: ClassVar[tuple[str, ...]] = ()
+    moves_amount: ClassVar[str | None] = None
 
     @classmethod
     def __pydantic_init_subclass__(cls, **kwargs: Any) -> None:
@@ -53,15 +59,20 @@ class UseCase(BaseModel, Generic[Result]):
         check_result(owner, cls.result_type())
         if not isinstance(getattr(cls, "permission", None), Permission):
             raise UseCaseDefinitionError(f"{owner}: a use case needs a permission")
-        named = {
-            "permission.owned": cls.permission.owned,
-            "moves_amount": (cls.moves_amount,) if cls.moves_amount else (),
-            "literal_only": cls.literal_only,
-        }
-        for where, fields in named.items():
-            for field in fields:
-                if field not in cls.model_fields:
-                    raise UseCaseDefinitionError(f"{owner}.{where}: no field {field}")
+        max_calls = getattr(cls, "max_calls", None)
+        if max_calls is not None and (type(max_calls) is not int or max_calls < 1):
+            raise UseCaseDefinitionError(
+                f"{owner}.max_calls: a positive whole number or None, not {max_calls!r}"
+            )
+        for derived, marker in _DERIVED.items():
+            if derived in cls.__dict__:
+                raise UseCaseDefinitionError(
+                    f"{owner}.{derived}: mark the field instead, Annotated[..., {marker}]"
+                )
+        rules = rules_of(owner, cls.model_fields)
+        cls.owned = rules.owned
+        cls.literal_only = rules.literal_only
+        cls.moves_amount = rules.moves_amount
 
     @field_validator("*", mode="before")
     @classmethod
@@ -104,6 +115,10 @@ class UseCase(BaseModel, Generic[Result]):
 
     def perform(self, uow: UnitOfWork) -> Result:
         raise NotImplementedError
+
+
+# The class attributes read from the fields' markers, and the marker that sets each.
+_DERIVED = {"owned": "Owned", "literal_only": "LiteralOnly", "moves_amount": "MovesMoney"}
 
 
 @cache

@@ -36,7 +36,8 @@ class Sluice:
         clock: Clock = utc_now,
     ) -> None:
         self.database_url = database_url or os.environ.get(DATABASE_URL_VARIABLE) or _default_url()
-        self.caps = caps or Caps.from_env()
+        self.catalog = Catalog(DIRECTORY_HEADER, BANK_USE_CASES)
+        self.caps = caps or Caps.from_env(use_cases=self.catalog.names)
         # Read now, so that a bad SLUICE_SANDBOX_* value stops the process at start.
         self.pool = pool or PoolSettings.from_env()
         self.clock = clock
@@ -45,7 +46,6 @@ class Sluice:
         if sandbox is not None:
             self.__dict__["sandbox"] = sandbox
         self.limits = self.caps.program_limits()
-        self.catalog = Catalog(DIRECTORY_HEADER, BANK_USE_CASES)
         self.ledger = Ledger(env=eventsourcing_env(self.database_url))
         # True when another process (`sluice project`) keeps the read models current.
         self.projected_elsewhere = False

@@ -3,7 +3,7 @@
 A plan's JSON Schema is generated from the catalog (a closed set of tools, each with its
 own argument schema). An argument is a literal fixed at planning time or a reference to
 an earlier step's result (`{"$ref": "balance"}` or `{"$ref": "receipt.payer_balance"}`);
-arguments a use case marks `literal_only` may not be references (provenance). A checked
+arguments a use case marks `LiteralOnly` may not be references (provenance). A checked
 plan is compiled to a one-line-per-step Python program, so it takes exactly the path of a
 Python program: sandbox, caps, preview, confirmation, commit.
 """

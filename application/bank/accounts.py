@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 from decimal import Decimal
+from typing import Annotated
 
 from pydantic import Field
 
 from application.bank.types import AccountName, OptionalAmount, Owner
 from application.bank.views import AccountView
+from application.field_rules import MovesMoney, Owned
 from application.permissions import STAFF, Permission
 from application.unit_of_work import UnitOfWork
 from application.use_case import UseCase
@@ -23,12 +25,12 @@ class OpenAccount(UseCase[AccountView]):
     name = "open_account"
     kind = "write"
     permission = Permission.of(*STAFF)
-    # The first deposit is money coming in like any other: it counts toward the cap.
-    moves_amount = "initial_deposit"
+    max_calls = 5
 
     account: AccountName = Field(description="The new account's id, e.g. dan.")
     owner: Owner = Field(description="Who owns the account, e.g. Dan.")
-    initial_deposit: OptionalAmount = Field(
+    # The first deposit is money coming in like any other: it counts toward the cap.
+    initial_deposit: Annotated[OptionalAmount, MovesMoney] = Field(
         default=Decimal(0),
         description="Euros deposited on opening (0 for none).",
         json_schema_extra={"default": 0},
@@ -50,9 +52,10 @@ class CloseAccount(UseCase[AccountView]):
 
     name = "close_account"
     kind = "write"
-    permission = Permission.of("customer", *STAFF, owned=("account",))
+    permission = Permission.of("customer", *STAFF)
+    max_calls = 5
 
-    account: AccountName = Field(description="The account to close.")
+    account: Annotated[AccountName, Owned] = Field(description="The account to close.")
 
     def perform(self, uow: UnitOfWork) -> AccountView:
         account = uow.account(self.account)

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from typing import Annotated
+
 from pydantic import Field
 
 from application.bank.types import AccountName, Amount, Memo
 from application.bank.views import AccountView, TransferReceipt
+from application.field_rules import LiteralOnly, MovesMoney, Owned
 from application.permissions import STAFF, Permission
 from application.unit_of_work import UnitOfWork
 from application.use_case import UseCase
@@ -21,10 +24,12 @@ class Deposit(UseCase[AccountView]):
     name = "deposit"
     kind = "write"
     permission = Permission.of(*STAFF)
-    moves_amount = "amount"
+    max_calls = 10
 
     account: AccountName = Field(description="The account that receives the money.")
-    amount: Amount = Field(description="How much, in euros, at most 2 decimals.")
+    amount: Annotated[Amount, MovesMoney] = Field(
+        description="How much, in euros, at most 2 decimals."
+    )
     memo: Memo = Field(default="", description="A short note kept with the movement.")
 
     def perform(self, uow: UnitOfWork) -> AccountView:
@@ -41,11 +46,13 @@ class Withdraw(UseCase[AccountView]):
 
     name = "withdraw"
     kind = "write"
-    permission = Permission.of("customer", *STAFF, owned=("account",))
-    moves_amount = "amount"
+    permission = Permission.of("customer", *STAFF)
+    max_calls = 10
 
-    account: AccountName = Field(description="The account the money leaves.")
-    amount: Amount = Field(description="How much, in euros, at most 2 decimals.")
+    account: Annotated[AccountName, Owned] = Field(description="The account the money leaves.")
+    amount: Annotated[Amount, MovesMoney] = Field(
+        description="How much, in euros, at most 2 decimals."
+    )
     memo: Memo = Field(default="", description="A short note kept with the movement.")
 
     def perform(self, uow: UnitOfWork) -> AccountView:
@@ -63,13 +70,14 @@ class Transfer(UseCase[TransferReceipt]):
 
     name = "transfer"
     kind = "write"
-    permission = Permission.of("customer", *STAFF, owned=("payer",))
-    moves_amount = "amount"
-    literal_only = ("payee", "amount")
+    permission = Permission.of("customer", *STAFF)
+    max_calls = 10
 
-    payer: AccountName = Field(description="The account that pays.")
-    payee: AccountName = Field(description="The account that receives.")
-    amount: Amount = Field(description="How much, in euros, at most 2 decimals.")
+    payer: Annotated[AccountName, Owned] = Field(description="The account that pays.")
+    payee: Annotated[AccountName, LiteralOnly] = Field(description="The account that receives.")
+    amount: Annotated[Amount, MovesMoney, LiteralOnly] = Field(
+        description="How much, in euros, at most 2 decimals."
+    )
     memo: Memo = Field(default="", description="A short note both accounts keep.")
 
     def perform(self, uow: UnitOfWork) -> TransferReceipt:

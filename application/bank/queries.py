@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 from decimal import Decimal
+from typing import Annotated
 
 from pydantic import Field
 
 from application.bank.statement import entries
 from application.bank.types import AccountName, Owner
 from application.bank.views import AccountView, Euros, StatementEntry
+from application.field_rules import Owned
 from application.permissions import EVERYONE, Permission
 from application.unit_of_work import UnitOfWork
 from application.use_case import UseCase
@@ -19,9 +21,9 @@ class GetBalance(UseCase[Decimal]):
 
     name = "get_balance"
     kind = "read"
-    permission = Permission.of(*EVERYONE, owned=("account",))
+    permission = Permission.of(*EVERYONE)
 
-    account: AccountName = Field(description="The account to read.")
+    account: Annotated[AccountName, Owned] = Field(description="The account to read.")
 
     def perform(self, uow: UnitOfWork) -> Euros:
         return uow.account(self.account).balance
@@ -37,7 +39,8 @@ class ListAccounts(UseCase[list[AccountView]]):
     owner: Owner | None = Field(default=None, description="Only this owner's accounts, e.g. Alice.")
 
     def perform(self, uow: UnitOfWork) -> list[AccountView]:
-        views = [AccountView.of(uow.account(name)) for name in uow.account_names()]
+        # By account id, as the read models list them (a direct read is answered there).
+        views = [AccountView.of(uow.account(name)) for name in sorted(uow.account_names())]
         return [v for v in views if self.owner is None or v.owner == self.owner]
 
 
@@ -46,9 +49,9 @@ class Statement(UseCase[list[StatementEntry]]):
 
     name = "statement"
     kind = "read"
-    permission = Permission.of(*EVERYONE, owned=("account",))
+    permission = Permission.of(*EVERYONE)
 
-    account: AccountName = Field(description="The account to read.")
+    account: Annotated[AccountName, Owned] = Field(description="The account to read.")
     limit: int = Field(default=20, ge=1, le=100, description="How many movements, 1 to 100.")
 
     def perform(self, uow: UnitOfWork) -> list[StatementEntry]:

@@ -16,6 +16,7 @@ from typing import Annotated
 
 from pydantic import AfterValidator, BeforeValidator, Field, WithJsonSchema
 
+from application.field_rules import AccountId
 from domain import money
 from domain.errors import InvalidAmountError
 
@@ -64,6 +65,7 @@ AccountName = Annotated[
     str,
     AfterValidator(_account_name),
     WithJsonSchema({"type": "string", "pattern": ACCOUNT_PATTERN}),
+    AccountId,
 ]
 Amount = Annotated[
     Decimal,

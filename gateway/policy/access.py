@@ -36,6 +36,7 @@ class PrincipalGuard:
         self.catalog = catalog
         self.caps = caps
         self.calls: Counter[str] = Counter()
+        self._called: dict[str, type[UseCase[Any]]] = {}
         self.moved = Decimal("0.00")
 
     def check_shape(self, shape: ProgramShape) -> None:
@@ -58,7 +59,7 @@ class PrincipalGuard:
         refusal = self._ownership(kind, use_case.model_dump())
         if refusal:
             raise CallRefusedError(refusal, "denied")
-        limit = self.caps.max_calls_per_use_case.get(kind.name)
+        limit = self.caps.calls_allowed(kind)
         if limit is not None and self.calls[kind.name] >= limit:
             raise CallRefusedError(
                 f"cap max_calls_per_use_case: more than {limit} {kind.name} calls in one program",
@@ -75,13 +76,14 @@ class PrincipalGuard:
                 )
             self.moved += amount
         self.calls[kind.name] += 1
+        self._called[kind.name] = kind
 
     def usage(self) -> dict[str, Any]:
         used: dict[str, Any] = {
             "calls": {"used": sum(self.calls.values()), "limit": self.caps.max_calls}
         }
         for name, count in sorted(self.calls.items()):
-            limit = self.caps.max_calls_per_use_case.get(name)
+            limit = self.caps.calls_allowed(self._called[name])
             used[name] = {"used": count, "limit": limit}
         used["amount"] = {
             "used": f"{self.moved:f}",
@@ -92,7 +94,7 @@ class PrincipalGuard:
     def _ownership(self, kind: type[UseCase[Any]], arguments: dict[str, Any]) -> str | None:
         if not self.principal.scoped:
             return None
-        for argument in kind.permission.owned:
+        for argument in kind.owned:
             account = arguments.get(argument)
             # Text that is not printable names no account, and a refusal must not quote it:
             # validation refuses that call when it runs, quoting it escaped.

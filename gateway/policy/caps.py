@@ -3,22 +3,18 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
-from dataclasses import dataclass, field, fields, replace
+from collections.abc import Collection, Mapping
+from dataclasses import dataclass, fields, replace
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
+from application.use_case import UseCase
 from domain.money import CENT, MAX_BALANCE, fmt
+from gateway.catalog import UnknownUseCaseError
 from gateway.program.limits import ProgramLimits
 
-DEFAULT_PER_USE_CASE = {
-    "transfer": 10,
-    "deposit": 10,
-    "withdraw": 10,
-    "open_account": 5,
-    "close_account": 5,
-}
 ENV_PREFIX = "SLUICE_CAP_"
+PER_USE_CASE = "max_calls_per_use_case"
 
 
 class CapsConfigError(ValueError):
@@ -28,9 +24,9 @@ class CapsConfigError(ValueError):
 @dataclass(frozen=True)
 class Caps:
     max_calls: int = 50
-    max_calls_per_use_case: Mapping[str, int] = field(
-        default_factory=lambda: dict(DEFAULT_PER_USE_CASE)
-    )
+    # None: each use case's own `max_calls`. A map (by use-case name) replaces them all;
+    # a use case it does not name has no cap of its own.
+    max_calls_per_use_case: Mapping[str, int] | None = None
     max_amount_per_program: Decimal = Decimal("10000.00")
     max_run_seconds: float = 2.0
     max_memory_bytes: int = 32 * 2**20
@@ -51,6 +47,12 @@ class Caps:
     mcp_sessions_per_principal: int = 10
     mcp_session_idle_seconds: int = 5 * 60
 
+    def calls_allowed(self, use_case: type[UseCase[Any]]) -> int | None:
+        """At most this many calls of `use_case` in one program; None: no cap of its own."""
+        if self.max_calls_per_use_case is None:
+            return use_case.max_calls
+        return self.max_calls_per_use_case.get(use_case.name)
+
     def program_limits(self) -> ProgramLimits:
         return ProgramLimits(
             max_source_bytes=self.max_program_bytes,
@@ -60,19 +62,44 @@ class Caps:
         )
 
     @classmethod
-    def from_env(cls, env: Mapping[str, str] | None = None) -> Caps:
+    def from_env(
+        cls, env: Mapping[str, str] | None = None, *, use_cases: Collection[str] | None = None
+    ) -> Caps:
         """Defaults, overridden by SLUICE_CAP_<FIELD> variables (e.g. SLUICE_CAP_MAX_CALLS=20).
 
-        SLUICE_CAP_MAX_CALLS_PER_USE_CASE takes `transfer=10,withdraw=5`.
+        SLUICE_CAP_MAX_CALLS_PER_USE_CASE takes `transfer=10,withdraw=5`; given `use_cases`
+        (the catalog's names), a name that is none of them is refused.
         """
         source = os.environ if env is None else env
         caps = cls()
         changes: dict[str, Any] = {}
         for spec in fields(cls):
             raw = source.get(ENV_PREFIX + spec.name.upper())
-            if raw is not None:
+            if raw is None:
+                continue
+            if spec.name == PER_USE_CASE:
+                changes[spec.name] = _per_use_case(raw, use_cases)
+            else:
                 changes[spec.name] = _parse(spec.name, raw, getattr(caps, spec.name))
         return replace(caps, **changes)
+
+
+def _per_use_case(raw: str, use_cases: Collection[str] | None) -> dict[str, int]:
+    variable = ENV_PREFIX + PER_USE_CASE.upper()
+    try:
+        pairs = [item.split("=", 1) for item in raw.split(",") if item.strip()]
+        parsed = {key.strip(): int(value) for key, value in pairs}
+        if any(v <= 0 for v in parsed.values()):
+            raise ValueError(raw)
+    except ValueError:
+        raise CapsConfigError(f"{variable}={raw!r} is not a valid value for this cap") from None
+    unknown = [name for name in parsed if use_cases is not None and name not in use_cases]
+    if unknown and use_cases is not None:
+        raise CapsConfigError(
+            f"{variable}={raw!r}: {UnknownUseCaseError(unknown[0])} "
+            f"(the use cases: {', '.join(use_cases)})"
+        )
+    return parsed
 
 
 def _parse(name: str, raw: str, default: Any) -> Any:
@@ -82,12 +109,6 @@ def _parse(name: str, raw: str, default: Any) -> Any:
             if raw.lower() not in {"1", "0", "true", "false", "yes", "no"}:
                 raise ValueError(raw)
             return raw.lower() in {"1", "true", "yes"}
-        if isinstance(default, Mapping):
-            pairs = [item.split("=", 1) for item in raw.split(",") if item.strip()]
-            parsed = {key.strip(): int(value) for key, value in pairs}
-            if any(v <= 0 for v in parsed.values()):
-                raise ValueError(raw)
-            return parsed
         value = type(default)(raw)
     except (ValueError, InvalidOperation):
         raise CapsConfigError(f"{variable}={raw!r} is not a valid value for this cap") from None

@@ -187,7 +187,11 @@ class AsyncpgReadModelView(AsyncpgTrackingRecorder, ReadModelView):
         where, args = (
             ("", []) if accounts is None else (" WHERE account = ANY($1)", [list(accounts)])
         )
-        rows = self._fetch(f"SELECT * FROM {self.t_balances}{where} ORDER BY account", *args)
+        # By code point, as every store and the use case itself list them, whatever the
+        # database's own collation (the official image's en_US puts `_` before `-`).
+        rows = self._fetch(
+            f'SELECT * FROM {self.t_balances}{where} ORDER BY account COLLATE "C"', *args
+        )
         return [
             BalanceRow(r["account"], r["owner"], r["balance"], r["status"], r["version"])
             for r in rows

@@ -170,6 +170,19 @@ def test_usage_errors_exit_with_2(store: dict[str, str], tmp_path: Path) -> None
     assert "unsupported scheme 'mysql'" in bad_store.stderr
 
 
+def test_a_cap_per_use_case_naming_no_use_case_stops_the_command(store: dict[str, str]) -> None:
+    env = {**store, "SLUICE_CAP_MAX_CALLS_PER_USE_CASE": "transfer=3,trasnfer=2"}
+
+    done = sluice(env, "call", "get_balance", "account=alice", "--as", "alice")
+
+    assert done.returncode == 2
+    assert done.stdout == ""
+    assert " ".join(done.stderr.split()).startswith(  # the console wraps long lines
+        "error: SLUICE_CAP_MAX_CALLS_PER_USE_CASE='transfer=3,trasnfer=2': no use case trasnfer "
+        "(the use cases: open_account, deposit,"
+    )
+
+
 def test_the_default_store_is_a_sqlite_file_under_var(tmp_path: Path) -> None:
     env = {k: v for k, v in os.environ.items() if k != "SLUICE_DATABASE_URL"}
 

@@ -9,6 +9,7 @@ from uuid import UUID
 import pytest
 
 from application import principals
+from application.bank import BANK_USE_CASES
 from application.ledger import Ledger
 from application.principals import PrincipalView
 from gateway.catalog import Catalog
@@ -149,11 +150,27 @@ def test_caps_are_configured_from_the_environment() -> None:
     )
 
     assert caps.max_calls == 20
+    assert caps.max_calls_per_use_case is not None
     assert dict(caps.max_calls_per_use_case) == {"transfer": 3, "withdraw": 2}
     assert str(caps.max_amount_per_program) == "250.50"
     assert caps.programs_per_minute == 5
     assert caps.complete_reads_at_once is False
     assert caps.program_limits().max_calls == 20
+
+
+def test_without_the_environment_each_use_case_is_capped_by_its_own_max_calls() -> None:
+    caps = Caps.from_env({})
+
+    assert {u.name: caps.calls_allowed(u) for u in BANK_USE_CASES} == {
+        "open_account": 5,
+        "deposit": 10,
+        "withdraw": 10,
+        "transfer": 10,
+        "get_balance": None,
+        "list_accounts": None,
+        "statement": None,
+        "close_account": 5,
+    }
 
 
 @pytest.mark.parametrize(
@@ -176,3 +193,47 @@ def test_a_bad_cap_in_the_environment_is_refused_naming_it(variable: str, value:
         Caps.from_env({variable: value})
 
     assert str(refused.value).startswith(f"{variable}={value!r}")
+
+
+def test_a_cap_per_use_case_from_the_environment_replaces_the_use_cases_own(
+    ledger: Ledger, catalog: Catalog, sandbox: Sandbox, clock: Clock
+) -> None:
+    caps = Caps.from_env(
+        {"SLUICE_CAP_MAX_CALLS_PER_USE_CASE": "transfer=2"}, use_cases=catalog.names
+    )
+    gateway = make_gateway(
+        ledger,
+        catalog,
+        sandbox,
+        clock,
+        replace(TEST_CAPS, max_calls_per_use_case=caps.max_calls_per_use_case),
+    )
+    seed(gateway)
+    admin = principals.find(ledger, "admin")
+    assert admin
+    before = accounts_state(ledger)
+
+    with pytest.raises(GatewayError) as refused:
+        gateway.propose(
+            admin,
+            "python",
+            'for i in range(3):\n    transfer(payer="alice", payee="bob", amount=1)',
+        )
+
+    assert str(refused.value) == (
+        "cap max_calls_per_use_case: more than 2 transfer calls in one program (line 2, column 5)"
+    )
+    assert accounts_state(ledger) == before
+
+
+def test_a_cap_per_use_case_naming_no_use_case_is_refused_naming_it(catalog: Catalog) -> None:
+    with pytest.raises(CapsConfigError) as refused:
+        Caps.from_env(
+            {"SLUICE_CAP_MAX_CALLS_PER_USE_CASE": "transfer=3,transfers=2"}, use_cases=catalog.names
+        )
+
+    assert str(refused.value) == (
+        "SLUICE_CAP_MAX_CALLS_PER_USE_CASE='transfer=3,transfers=2': no use case transfers "
+        "(the use cases: open_account, deposit, withdraw, transfer, get_balance, list_accounts, "
+        "statement, close_account)"
+    )

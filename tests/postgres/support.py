@@ -9,7 +9,7 @@ import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import replace
-from urllib.parse import unquote, urlsplit
+from urllib.parse import unquote, urlsplit, urlunsplit
 
 import psycopg
 
@@ -95,6 +95,24 @@ def drop_schema(schema: str) -> None:
     with admin_connection() as conn:
         conn.execute("SET lock_timeout = '10s'")
         conn.execute(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE')
+
+
+@contextmanager
+def database_sorting_as(icu_locale: str) -> Iterator[str]:
+    """The URL of a new database whose text sorts by an ICU locale, e.g. en-US (the official
+    image's databases sort as en_US too), dropped afterwards."""
+    name = f"test_{uuid.uuid4().hex[:16]}"
+    with admin_connection() as conn:
+        conn.execute(
+            f'CREATE DATABASE "{name}" TEMPLATE template0 LOCALE_PROVIDER icu '
+            f"ICU_LOCALE '{icu_locale}' LOCALE 'C.UTF-8'"
+        )
+    try:
+        yield urlunsplit(urlsplit(database_url())._replace(path=f"/{name}"))
+    finally:
+        gc.collect()
+        with admin_connection() as conn:
+            conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
 
 def datastore(schema: str, **changes: object) -> AsyncpgDatastore:

@@ -1,0 +1,90 @@
+"""Rules a use case states on its own fields, next to the field they are about.
+
+A field carries its rules in its annotation, as markers the gateway enforces:
+
+    payer: Annotated[AccountName, Owned] = Field(description="The account that pays.")
+
+- `Owned`: a scoped principal (a customer) may only name an account it owns here.
+- `LiteralOnly`: a JSON plan must fix this argument when it is written, never take it
+  from what an earlier step read.
+- `MovesMoney`: the amount counts toward a program's cap on money moved (one per use case).
+- `AccountId`: the value is an account id; carried by the account type itself, it is what
+  `Owned` may mark.
+
+`UseCase` reads the markers when a class is defined (`rules_of`) and keeps what they say
+as class attributes; a marker that cannot apply is a `UseCaseDefinitionError` then.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from decimal import Decimal
+from typing import Any
+
+from pydantic.fields import FieldInfo
+
+from application.vocabulary import UseCaseDefinitionError
+
+
+@dataclass(frozen=True, eq=False)
+class FieldRule:
+    """A marker in a field's `Annotated[...]`; compared by identity."""
+
+    name: str
+
+    def __repr__(self) -> str:
+        return self.name
+
+
+Owned = FieldRule("Owned")
+LiteralOnly = FieldRule("LiteralOnly")
+MovesMoney = FieldRule("MovesMoney")
+AccountId = FieldRule("AccountId")
+
+
+@dataclass(frozen=True)
+class FieldRules:
+    """What a use case's markers say, by field name, in the order of the fields."""
+
+    owned: tuple[str, ...]
+    literal_only: tuple[str, ...]
+    moves_amount: str | None
+
+
+def rules_of(owner: str, fields: Mapping[str, FieldInfo]) -> FieldRules:
+    """Collect the markers of a use case's fields; refuse one that cannot apply."""
+
+    def marked(rule: FieldRule) -> tuple[str, ...]:
+        return tuple(name for name, info in fields.items() if _has(info, rule))
+
+    owned, amounts = marked(Owned), marked(MovesMoney)
+    for name in owned:
+        if not _has(fields[name], AccountId):
+            raise UseCaseDefinitionError(
+                f"{owner}.{name}: Owned marks an account argument (an AccountName), "
+                f"not {_type_name(fields[name].annotation)}"
+            )
+    if len(amounts) > 1:
+        raise UseCaseDefinitionError(
+            f"{owner}: MovesMoney on {' and '.join(amounts)}; a use case moves one amount"
+        )
+    for name in amounts:
+        if fields[name].annotation is not Decimal:
+            raise UseCaseDefinitionError(
+                f"{owner}.{name}: MovesMoney marks an amount (a Decimal), "
+                f"not {_type_name(fields[name].annotation)}"
+            )
+    return FieldRules(
+        owned=owned,
+        literal_only=marked(LiteralOnly),
+        moves_amount=amounts[0] if amounts else None,
+    )
+
+
+def _has(info: FieldInfo, rule: FieldRule) -> bool:
+    return any(item is rule for item in info.metadata)
+
+
+def _type_name(annotation: Any) -> str:
+    return getattr(annotation, "__name__", None) or repr(annotation).replace("typing.", "")
