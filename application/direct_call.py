@@ -5,16 +5,19 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from application.executor import execute
 from application.ledger import Ledger
-from application.ports import CallbackPort
 from application.unit_of_work import ConflictError, UnitOfWork
 from application.use_case import UseCase
+from domain.errors import DomainError
 
 
 @dataclass
 class DirectOutcome:
     result: Any = None
     error: str | None = None
+    # The domain's refusal, with its class, when the use case refused.
+    refusal: DomainError | None = None
     events: list[dict[str, Any]] = field(default_factory=list)
 
     @property
@@ -25,20 +28,13 @@ class DirectOutcome:
 def call_now(ledger: Ledger, use_case: UseCase[Any]) -> DirectOutcome:
     """Execute and commit in one transaction; a refusal or conflict commits nothing."""
     uow = UnitOfWork(ledger)
-    outcome = DirectOutcome()
-
-    def refused(error: str) -> None:
-        outcome.error = f"{use_case.name}: {error}"
-
-    def done(result: Any) -> None:
-        outcome.result = result
-
-    use_case.execute(uow, CallbackPort(on_success=done, on_failure=refused))
-    if outcome.ok:
-        try:
-            committed = uow.commit()
-        except ConflictError as conflict:
-            outcome.error = str(conflict)
-            return outcome
-        outcome.events = [uow.view(c.event, c.position) for c in committed]
-    return outcome
+    try:
+        executed = execute(use_case, uow)
+    except DomainError as refusal:
+        return DirectOutcome(error=f"{use_case.name}: {refusal}", refusal=refusal)
+    try:
+        committed = uow.commit()
+    except ConflictError as conflict:
+        return DirectOutcome(error=str(conflict))
+    events = [uow.view(c.event, c.position) for c in committed]
+    return DirectOutcome(result=executed.value, events=events)

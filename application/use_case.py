@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Generic, Literal, TypeVar, get_
 
 from pydantic import BaseModel, ConfigDict, TypeAdapter, field_validator
 
+from application.executor import execute
 from application.field_rules import rules_of
 from application.permissions import Permission
 from application.vocabulary import UseCaseDefinitionError, check_parameter, check_result
@@ -105,13 +106,14 @@ class UseCase(BaseModel, Generic[Result]):
         return _result_adapter(cls)
 
     def execute(self, uow: UnitOfWork, out: OutputPort[Result]) -> None:
-        """Run against a unit of work; report through the port, never by raising."""
+        """Run against a unit of work (`application.executor.execute`); report through the
+        port, never by raising: a refusal reaches `failure` as the DomainError it is."""
         try:
-            result = self.perform(uow)
+            executed = execute(self, uow)
         except DomainError as refusal:
-            out.failure(str(refusal))
+            out.failure(refusal)
         else:
-            out.success(result)
+            out.success(executed.value)
 
     def perform(self, uow: UnitOfWork) -> Result:
         raise NotImplementedError

@@ -20,8 +20,8 @@ from application.bank import BANK_USE_CASES, DIRECTORY_HEADER
 from application.bank.movements import Deposit
 from application.bank.queries import GetBalance
 from application.demo import seed_demo
+from application.executor import execute
 from application.ledger import Ledger
-from application.ports import CallbackPort
 from application.unit_of_work import UnitOfWork
 from application.use_case import UseCase
 from gateway.catalog import Catalog
@@ -32,10 +32,8 @@ from gateway.program.sandbox import Sandbox
 
 def direct(ledger: Ledger, use_cases: list[UseCase[Any]]) -> None:
     uow = UnitOfWork(ledger)
-    port = CallbackPort[Any](on_success=lambda _: None, on_failure=_fail)
     for use_case in use_cases:
-        use_case.execute(uow, port)
-        uow.collect()
+        execute(use_case, uow)
     uow.commit()
 
 
@@ -43,10 +41,6 @@ def fresh_ledger() -> Ledger:
     ledger = Ledger(env={"PERSISTENCE_MODULE": "infrastructure.popo"})
     seed_demo(ledger)
     return ledger
-
-
-def _fail(error: str) -> None:
-    raise RuntimeError(error)
 
 
 def timed(action: Callable[[], object]) -> float:

@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 from pydantic import ValidationError
 
+from application import executor
 from application.bank.accounts import CloseAccount, OpenAccount
 from application.bank.movements import Deposit, Transfer, Withdraw
 from application.bank.queries import GetBalance, ListAccounts, Statement
@@ -17,6 +18,7 @@ from application.ports import CallbackPort
 from application.unit_of_work import UnitOfWork
 from application.use_case import UseCase
 from application.validation import describe
+from domain.errors import AccountNotFoundError, DomainError
 from tests.conftest import balances, store_state
 
 
@@ -28,10 +30,14 @@ def execute(ledger: Ledger, use_case: UseCase[Any]) -> tuple[Any, str | None, Un
         uow,
         CallbackPort(
             on_success=lambda result: kept.update(result=result),
-            on_failure=lambda error: kept.update(error=error),
+            on_failure=lambda refusal: kept.update(error=str(refusal)),
         ),
     )
     return kept["result"], kept["error"], uow
+
+
+def _unexpected(refusal: DomainError) -> None:
+    pytest.fail(f"refused: {refusal}")
 
 
 def test_a_transfer_reports_success_through_the_port_and_commits_once(demo_ledger: Ledger) -> None:
@@ -81,6 +87,23 @@ def test_refusals_go_to_the_failure_port_and_change_nothing(
     assert store_state(demo_ledger) == before
 
 
+def test_a_refusal_keeps_its_class_through_the_port_the_executor_and_a_direct_call(
+    demo_ledger: Ledger,
+) -> None:
+    use_case = Transfer(payer="alice", payee="dan", amount=Decimal(1))
+    reported: list[DomainError] = []
+
+    use_case.execute(UnitOfWork(demo_ledger), CallbackPort(lambda _: None, reported.append))
+    with pytest.raises(AccountNotFoundError) as raised:
+        executor.execute(use_case, UnitOfWork(demo_ledger))
+    outcome = call_now(demo_ledger, use_case)
+
+    assert [type(r) for r in reported] == [AccountNotFoundError]
+    assert raised.value.account == "dan"
+    assert isinstance(outcome.refusal, AccountNotFoundError)
+    assert outcome.error == "transfer: no account dan"
+
+
 def test_a_closed_account_refuses_transfers_to_it(demo_ledger: Ledger) -> None:
     call_now(demo_ledger, CloseAccount(account="carla"))
 
@@ -92,11 +115,11 @@ def test_a_closed_account_refuses_transfers_to_it(demo_ledger: Ledger) -> None:
 
 def test_reads_inside_a_unit_of_work_see_its_own_writes(demo_ledger: Ledger) -> None:
     uow = UnitOfWork(demo_ledger)
-    sink = CallbackPort[Any](on_success=lambda _: None, on_failure=pytest.fail)
+    sink = CallbackPort[Any](on_success=lambda _: None, on_failure=_unexpected)
     OpenAccount(account="dan", owner="Dan", initial_deposit=Decimal(5)).execute(uow, sink)
     Transfer(payer="alice", payee="dan", amount=Decimal(10)).execute(uow, sink)
     seen: list[Any] = []
-    keep = CallbackPort[Any](on_success=seen.append, on_failure=pytest.fail)
+    keep = CallbackPort[Any](on_success=seen.append, on_failure=_unexpected)
 
     GetBalance(account="dan").execute(uow, keep)
     ListAccounts(owner="Dan").execute(uow, keep)
