@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any, Literal
 
 from application.inert_text import clip
+from domain.errors import DomainError
 
 # A refusal may quote what it refuses (a value, an exception's text): it is kept and shown
 # as printable text of at most this many UTF-8 bytes, the cut marked.
@@ -29,7 +31,9 @@ ErrorKind = Literal[
 class GatewayError(Exception):
     """One clear message; the run that recorded it and the program position, when known.
 
-    The message is made printable and bounded here, whatever it quotes."""
+    The message is made printable and bounded here, whatever it quotes. `refusal` is the
+    domain's own error when a use case refused, kept with its class to the edge, which
+    names it (`refusal_name`) beside the kind."""
 
     def __init__(
         self,
@@ -41,6 +45,7 @@ class GatewayError(Exception):
         column: int | None = None,
         step: int | None = None,
         extra: dict[str, Any] | None = None,
+        refusal: DomainError | None = None,
     ) -> None:
         message = clip(message, MAX_ERROR_BYTES)
         super().__init__(message)
@@ -51,6 +56,7 @@ class GatewayError(Exception):
         self.column = column
         self.step = step
         self.extra = extra or {}
+        self.refusal = refusal
 
     def __str__(self) -> str:
         if self.step is not None:
@@ -67,7 +73,20 @@ class GatewayError(Exception):
             body["step"] = self.step
         elif self.line is not None:
             body["line"], body["column"] = self.line, self.column
+        if self.refusal is not None:
+            body["refusal"] = refusal_name(type(self.refusal))
         return body | self.extra
+
+
+def refusal_name(refusal: type[DomainError]) -> str:
+    """The name callers see for the rule that refused: the domain error's class, less
+    `Error`, in kebab case (AccountNotFoundError: `account-not-found`). It stands beside the
+    kind, which is the path's own: `refused` (422) for a call, `conflict` for a stale preview."""
+    name = refusal.__name__.removesuffix("Error")
+    return _WORD_START.sub("-", name).lower()
+
+
+_WORD_START = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 
 
 # The stage a program failed at decides who must act, hence the kind of error.

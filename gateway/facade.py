@@ -15,8 +15,8 @@ from pydantic import ValidationError
 
 from application import principals as principal_store
 from application.event_view import plain
+from application.executor import execute
 from application.ledger import Ledger
-from application.ports import CallbackPort
 from application.principals import PrincipalView
 from application.read_models.queries import ReadModelQueries
 from application.unit_of_work import ConflictError, UnitOfWork
@@ -126,7 +126,9 @@ class Gateway:
             except CallRefusedError as refusal:
                 kind = STAGE_KINDS.get(refusal.stage, "refused")
                 run = self._record_failure(principal, source, str(refusal))
-                raise GatewayError(kind, str(refusal), run_id=run) from None
+                raise GatewayError(
+                    kind, str(refusal), run_id=run, refusal=refusal.refusal
+                ) from None
             if not uow.events and use_case_class.kind == "read":
                 return {"status": "committed", "changed": "nothing", "events": [],
                         "result": result, "error": None, "run_id": None}  # fmt: skip
@@ -262,24 +264,17 @@ class Gateway:
         try:
             value = self.queries.answer(use_case, visible, consistent=consistent)
         except DomainError as refusal:
-            raise CallRefusedError(f"{use_case.name}: {refusal}") from None
+            raise CallRefusedError.refusing(use_case.name, refusal) from None
         result = type(use_case).result_adapter().dump_python(value, mode="json")
         return {"status": "committed", "changed": "nothing", "events": [], "result": result,
                 "error": None, "run_id": None}  # fmt: skip
 
     def _execute(self, use_case: UseCase[Any], uow: UnitOfWork) -> Any:
-        kept: dict[str, Any] = {}
-        use_case.execute(
-            uow,
-            CallbackPort(
-                on_success=lambda value: kept.update(value=value),
-                on_failure=lambda error: kept.update(error=error),
-            ),
-        )
-        if "error" in kept:
-            raise CallRefusedError(f"{use_case.name}: {kept['error']}")
-        uow.collect()
-        return type(use_case).result_adapter().dump_python(kept["value"], mode="json")
+        try:
+            executed = execute(use_case, uow)
+        except DomainError as refusal:
+            raise CallRefusedError.refusing(use_case.name, refusal) from None
+        return type(use_case).result_adapter().dump_python(executed.value, mode="json")
 
     def _commit_direct(
         self,

@@ -95,7 +95,7 @@ def at_step(error: ProgramError, steps: int) -> ProgramError:
     if error.line is None or error.step is not None:
         return error
     step = min(error.line, steps)
-    return ProgramError(error.stage, error.message, step=step)
+    return ProgramError(error.stage, error.message, step=step, refusal=error.refusal)
 
 
 def _parse(text: str) -> dict[str, Any]:

@@ -329,9 +329,11 @@ class Proposals:
         # A fresh preview is a run of the program, and is stored.
         with self.running(principal) if self.running else nullcontext():
             preview, steps = self._preview(principal, run.language, run.source)
+        refusal = None
         if not preview.ok:
             assert preview.error is not None
             error = at_step(preview.error, steps) if steps else preview.error
+            refusal = error.refusal
             run.fail(f"conflict: the store moved on and the program now fails: {error}")
             message = (
                 f"the accounts changed since the preview and the program now fails: {error}; "
@@ -352,7 +354,11 @@ class Proposals:
             if settled is not None:
                 return settled
         raise GatewayError(
-            "conflict", message, run_id=str(run.id), extra={"proposal": proposal_json(run)}
+            "conflict",
+            message,
+            run_id=str(run.id),
+            extra={"proposal": proposal_json(run)},
+            refusal=refusal,
         )
 
 
@@ -387,4 +393,5 @@ def _program_error(error: ProgramError, run: Run) -> GatewayError:
         line=error.line,
         column=error.column,
         step=error.step,
+        refusal=error.refusal,
     )

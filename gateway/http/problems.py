@@ -14,7 +14,7 @@ from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from application.inert_text import clip
-from gateway.errors import MAX_ERROR_BYTES, ErrorKind, GatewayError
+from gateway.errors import MAX_ERROR_BYTES, ErrorKind, GatewayError, refusal_name
 
 PROBLEM_JSON = "application/problem+json"
 TYPE_PREFIX = "urn:sluice:problem:"
@@ -90,6 +90,7 @@ def from_gateway_error(error: GatewayError) -> JSONResponse:
         line=error.line,
         column=error.column,
         step=error.step,
+        refusal=None if error.refusal is None else refusal_name(type(error.refusal)),
         **extra,
     )
 

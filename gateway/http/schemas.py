@@ -275,7 +275,8 @@ class Problem(Shape):
                 {"type": "urn:sluice:problem:refused",
                  "title": "A use case refused; nothing was written", "status": 422,
                  "detail": "transfer: no account dan (line 2, column 5)",
-                 "run_id": "5b0c2f1e-0000-4000-8000-000000000000", "line": 2, "column": 5}
+                 "run_id": "5b0c2f1e-0000-4000-8000-000000000000", "line": 2, "column": 5,
+                 "refusal": "account-not-found"}
             ]
         },
     )  # fmt: skip
@@ -284,6 +285,11 @@ class Problem(Shape):
     title: str
     status: int
     detail: str
+    refusal: str | None = Field(
+        default=None,
+        description="When a business rule refused: which one, named after the domain's "
+        "error (account-not-found, insufficient-funds, account-closed, ...).",
+    )
 
 
 PROBLEMS: dict[int | str, dict[str, Any]] = {

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Literal
 
 from application.inert_text import clip
+from domain.errors import DomainError
 from gateway.errors import MAX_ERROR_BYTES
 
 Stage = Literal[
@@ -16,7 +17,8 @@ class ProgramError(Exception):
     """One clear line: what went wrong, then `(line L, column C)` when there is a place.
 
     The message may quote the program's own text (an exception it raised, a value a call
-    refused): it is made printable and bounded here, so it is stored and shown that way."""
+    refused): it is made printable and bounded here, so it is stored and shown that way.
+    `refusal` is the domain's own error when a use case refused the call."""
 
     def __init__(
         self,
@@ -26,6 +28,7 @@ class ProgramError(Exception):
         column: int | None = None,
         *,
         step: int | None = None,
+        refusal: DomainError | None = None,
     ) -> None:
         message = clip(message, MAX_ERROR_BYTES)
         super().__init__(message)
@@ -34,6 +37,7 @@ class ProgramError(Exception):
         self.line = line
         self.column = column
         self.step = step  # for JSON plans, whose places are steps
+        self.refusal = refusal
 
     def __str__(self) -> str:
         if self.step is not None:

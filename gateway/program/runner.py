@@ -10,11 +10,12 @@ from typing import Any
 from pydantic import ValidationError
 
 from application.event_view import plain
+from application.executor import execute
 from application.inert_text import clip, clip_value, inert_value
 from application.ledger import Ledger
-from application.ports import CallbackPort
 from application.unit_of_work import ConflictError, UnitOfWork
 from application.validation import describe
+from domain.errors import DomainError
 from gateway.catalog import Catalog
 from gateway.program.errors import ProgramError
 from gateway.program.guard import OpenGuard, ProgramGuard
@@ -154,17 +155,10 @@ class _Calls:
         except ValidationError as error:
             raise CallRefusedError(f"{name}: {describe(error)}") from None
         self.guard.check_call(use_case)
-        outcome: dict[str, Any] = {}
-        use_case.execute(
-            preview.uow,
-            CallbackPort(
-                on_success=lambda value: outcome.update(value=value),
-                on_failure=lambda error: outcome.update(error=error),
-            ),
-        )
-        if "error" in outcome:
-            raise CallRefusedError(f"{name}: {outcome['error']}")
-        raised = preview.uow.collect()
+        try:
+            executed = execute(use_case, preview.uow)
+        except DomainError as refusal:
+            raise CallRefusedError.refusing(name, refusal) from None
         adapter = use_case_class.result_adapter()
         bound = self.limits.max_call_value_bytes
         arguments = plain(use_case.model_dump(mode="python"))
@@ -172,10 +166,10 @@ class _Calls:
             CallRecord(
                 name=name,
                 arguments={key: clip_value(value, bound) for key, value in arguments.items()},
-                result=clip_value(adapter.dump_python(outcome["value"], mode="json"), bound),
+                result=clip_value(adapter.dump_python(executed.value, mode="json"), bound),
                 line=line,
                 column=column,
-                events=len(raised),
+                events=len(executed.events),
             )
         )
-        return adapter.dump_python(outcome["value"], mode="python")
+        return adapter.dump_python(executed.value, mode="python")

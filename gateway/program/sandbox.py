@@ -34,6 +34,7 @@ from pydantic_monty import (
     NameLookupSnapshot,
 )
 
+from domain.errors import DomainError
 from gateway.program.errors import ProgramError, Stage, position_of
 from gateway.program.limits import ProgramLimits
 from gateway.program.pool_settings import DEFAULT_WAIT_SECONDS, DEFAULT_WORKERS, PoolSettings
@@ -46,11 +47,21 @@ _LIMIT_BYTES = re.compile(r"> (\d+) bytes")
 
 
 class CallRefusedError(Exception):
-    """Raised by a dispatch function: the program stops at this call."""
+    """Raised by a dispatch function: the program stops at this call.
 
-    def __init__(self, message: str, stage: Stage = "refused") -> None:
+    `refusal` is the domain's own error when a use case refused, kept with its class."""
+
+    def __init__(
+        self, message: str, stage: Stage = "refused", *, refusal: DomainError | None = None
+    ) -> None:
         super().__init__(message)
         self.stage = stage
+        self.refusal = refusal
+
+    @classmethod
+    def refusing(cls, use_case: str, refusal: DomainError) -> CallRefusedError:
+        """The use case refused: `transfer: no account dan`, its DomainError kept."""
+        return cls(f"{use_case}: {refusal}", refusal=refusal)
 
 
 class SandboxBusyError(Exception):
@@ -167,7 +178,9 @@ class Sandbox:
             try:
                 value = dispatch(str(snapshot.function_name), dict(snapshot.kwargs), line, column)
             except CallRefusedError as refusal:
-                raise ProgramError(refusal.stage, str(refusal), line, column) from None
+                raise ProgramError(
+                    refusal.stage, str(refusal), line, column, refusal=refusal.refusal
+                ) from None
             return snapshot.resume({"return_value": value})
         if isinstance(snapshot, NameLookupSnapshot):
             return snapshot.resume_auto()
