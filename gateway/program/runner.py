@@ -1,4 +1,4 @@
-"""Preview a program against a unit of work, then commit exactly what it showed."""
+"""Preview a program against a unit of work; `gateway.proposals` commits what it showed."""
 
 from __future__ import annotations
 
@@ -13,14 +13,14 @@ from application.event_view import plain
 from application.executor import execute
 from application.inert_text import clip, clip_value, inert_value
 from application.ledger import Ledger
-from application.unit_of_work import ConflictError, UnitOfWork
+from application.unit_of_work import UnitOfWork
 from application.validation import describe
 from domain.errors import DomainError
 from gateway.catalog import Catalog
+from gateway.program.call_record import CallRecord
 from gateway.program.errors import ProgramError
 from gateway.program.guard import OpenGuard, ProgramGuard
 from gateway.program.limits import ProgramLimits
-from gateway.program.outcome import CallRecord, Outcome
 from gateway.program.sandbox import CallRefusedError, Sandbox
 from gateway.program.static_check import check_program
 
@@ -35,7 +35,6 @@ class Preview:
     result: Any = None
     output: str = ""
     error: ProgramError | None = None
-    committed: Outcome | None = None
     caps: dict[str, Any] = field(default_factory=dict)
 
     @property
@@ -49,9 +48,6 @@ class Preview:
     @property
     def writes(self) -> bool:
         return bool(self.uow.events)
-
-    def failed(self) -> Outcome:
-        return Outcome(status="failed", error=str(self.error))
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -94,20 +90,6 @@ class ProgramRunner:
             preview.error = error
         preview.caps = checks.usage()
         return preview
-
-    def commit(self, preview: Preview) -> Outcome:
-        """Append exactly the previewed events in one transaction, or nothing; only once."""
-        if not preview.ok:
-            return preview.failed()
-        if preview.committed is not None:
-            return preview.committed
-        try:
-            committed = preview.uow.commit()
-        except ConflictError as conflict:
-            return Outcome(status="failed", error=str(conflict))
-        events = [preview.uow.view(c.event, c.position) for c in committed]
-        preview.committed = Outcome(status="committed", events=events, result=preview.result)
-        return preview.committed
 
     def _result(self, value: Any) -> Any:
         result = inert_value(plain(value))

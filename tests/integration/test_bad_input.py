@@ -6,7 +6,8 @@ import pytest
 
 from application.ledger import Ledger
 from gateway.program.runner import ProgramRunner
-from tests.conftest import TEST_LIMITS, store_state
+from tests.conftest import TEST_LIMITS
+from tests.programs import Programs, store_state_but_runs
 
 T = 'transfer(payer="alice", payee="bob", '
 # Every bad program follows a good call, so that "nothing" also means "not the part that worked".
@@ -122,9 +123,9 @@ def test_a_bad_program_gets_one_clear_line_and_changes_nothing(
 ) -> None:
     source = PREFIX + program
     expected = _shift_line(error)
-    before = store_state(demo_ledger)
+    before = store_state_but_runs(demo_ledger)
 
-    outcome = runner.commit(runner.preview(source))
+    outcome = Programs(runner).run(source)
 
     assert outcome.to_json() == {
         "status": "failed",
@@ -134,7 +135,7 @@ def test_a_bad_program_gets_one_clear_line_and_changes_nothing(
         "error": expected,
     }
     assert "\n" not in expected
-    assert store_state(demo_ledger) == before
+    assert store_state_but_runs(demo_ledger) == before
 
 
 def test_the_sandbox_keeps_serving_after_every_bad_program(runner: ProgramRunner) -> None:

@@ -1,12 +1,18 @@
-"""Programs run in the real sandbox against a unit of work; they commit all or nothing (P1)."""
+"""Programs run in the real sandbox against a unit of work; they commit all or nothing (P1).
+
+Committed as production commits them: proposed, then the preview confirmed."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from decimal import Decimal
+
+import pytest
 
 from application.ledger import Ledger
 from gateway.program.runner import ProgramRunner
 from tests.conftest import balances, store_state
+from tests.programs import Programs, store_state_but_runs
 
 BACK_AND_FORTH = """\
 transfer(payer="alice", payee="bob", amount=10)
@@ -21,14 +27,19 @@ for friend in ["bob", "carla", "dan"]:
 """
 
 
-def test_the_seeds_back_and_forth_commits_every_event_in_one_go(
-    runner: ProgramRunner, demo_ledger: Ledger
-) -> None:
-    preview = runner.preview(BACK_AND_FORTH)
+@pytest.fixture
+def programs(runner: ProgramRunner) -> Programs:
+    return Programs(runner)
 
-    assert preview.ok, preview.error
-    assert preview.result == "10.00"
-    assert [(e["account"], e["type"]) for e in preview.events] == [
+
+def test_the_seeds_back_and_forth_commits_every_event_in_one_go(
+    programs: Programs, demo_ledger: Ledger
+) -> None:
+    proposal = programs.propose(BACK_AND_FORTH)
+    preview = proposal["preview"]
+
+    assert preview["result"] == "10.00"
+    assert [(e["account"], e["type"]) for e in preview["events"]] == [
         ("alice", "TransferDebited"),
         ("bob", "TransferCredited"),
         ("bob", "TransferDebited"),
@@ -38,13 +49,13 @@ def test_the_seeds_back_and_forth_commits_every_event_in_one_go(
     ]
     assert balances(demo_ledger)["alice"] == Decimal("100.00")  # a preview writes nothing
 
-    outcome = runner.commit(preview)
+    outcome = programs.confirm(proposal)
 
     assert outcome.to_json()["status"] == "committed"
     assert outcome.changed == 6
     positions = [e["position"] for e in outcome.events]
     assert positions == list(range(positions[0], positions[0] + 6))  # contiguous in the log
-    assert [e["data"] for e in outcome.events] == [e["data"] for e in preview.events]
+    assert [e["data"] for e in outcome.events] == [e["data"] for e in preview["events"]]
     assert balances(demo_ledger) == {
         "alice": Decimal("90.00"),
         "bob": Decimal("10.00"),
@@ -53,12 +64,11 @@ def test_the_seeds_back_and_forth_commits_every_event_in_one_go(
 
 
 def test_the_seeds_loop_to_dan_leaves_every_balance_as_it_was(
-    runner: ProgramRunner, demo_ledger: Ledger
+    programs: Programs, demo_ledger: Ledger
 ) -> None:
-    before = store_state(demo_ledger)
+    before = store_state_but_runs(demo_ledger)
 
-    preview = runner.preview(DAN_HAS_NO_ACCOUNT)
-    outcome = runner.commit(preview)
+    outcome = programs.run(DAN_HAS_NO_ACCOUNT)
 
     assert outcome.to_json() == {
         "status": "failed",
@@ -67,13 +77,11 @@ def test_the_seeds_loop_to_dan_leaves_every_balance_as_it_was(
         "result": None,
         "error": "transfer: no account dan (line 2, column 5)",
     }
-    assert store_state(demo_ledger) == before
+    assert store_state_but_runs(demo_ledger) == before
 
 
-def test_a_refusal_cannot_be_caught_by_the_program(
-    runner: ProgramRunner, demo_ledger: Ledger
-) -> None:
-    before = store_state(demo_ledger)
+def test_a_refusal_cannot_be_caught_by_the_program(programs: Programs, demo_ledger: Ledger) -> None:
+    before = store_state_but_runs(demo_ledger)
     program = """\
 transfer(payer="alice", payee="bob", amount=5)
 try:
@@ -82,10 +90,10 @@ except Exception:
     pass
 """
 
-    outcome = runner.commit(runner.preview(program))
+    outcome = programs.run(program)
 
     assert outcome.error == "transfer: no account dan (line 3, column 5)"
-    assert store_state(demo_ledger) == before
+    assert store_state_but_runs(demo_ledger) == before
 
 
 def test_a_program_reads_its_own_writes_and_returns_its_last_expression(
@@ -113,11 +121,11 @@ mine = [a["account"] for a in list_accounts(owner="Dan")]
 
 
 def test_a_read_only_program_commits_nothing_and_still_returns_its_result(
-    runner: ProgramRunner, demo_ledger: Ledger
+    programs: Programs, demo_ledger: Ledger
 ) -> None:
-    before = store_state(demo_ledger)
+    before = store_state_but_runs(demo_ledger)
 
-    outcome = runner.commit(runner.preview('sum(a["balance"] for a in list_accounts())'))
+    outcome = programs.run('sum(a["balance"] for a in list_accounts())')
 
     assert outcome.to_json() == {
         "status": "committed",
@@ -126,7 +134,7 @@ def test_a_read_only_program_commits_nothing_and_still_returns_its_result(
         "result": "100.00",
         "error": None,
     }
-    assert store_state(demo_ledger) == before
+    assert store_state_but_runs(demo_ledger) == before
 
 
 def test_printed_output_is_kept_beside_the_preview(runner: ProgramRunner) -> None:
@@ -136,15 +144,14 @@ def test_printed_output_is_kept_beside_the_preview(runner: ProgramRunner) -> Non
     assert preview.output == "alice has 100.00\n"
 
 
-def test_committing_one_preview_twice_appends_once(
-    runner: ProgramRunner, demo_ledger: Ledger
-) -> None:
-    preview = runner.preview('deposit(account="bob", amount=1)')
-    first = runner.commit(preview)
+def test_committing_one_preview_twice_appends_once(programs: Programs, demo_ledger: Ledger) -> None:
+    proposal = programs.propose('deposit(account="bob", amount=1)')
+    first = programs.confirm(proposal)
     after_first = store_state(demo_ledger)
 
-    second = runner.commit(preview)
+    second = programs.confirm(proposal)
 
-    assert second == first
+    # The same outcome; the second answer has no log positions (it appended nothing).
+    assert second == replace(first, events=[e | {"position": None} for e in first.events])
     assert first.changed == 1
     assert store_state(demo_ledger) == after_first
