@@ -19,7 +19,6 @@ from typing import Any
 from application.bank import BANK_USE_CASES, DIRECTORY_HEADER
 from application.bank.movements import Deposit
 from application.bank.queries import GetBalance
-from application.demo import seed_demo
 from application.executor import execute
 from application.ledger import Ledger
 from application.unit_of_work import UnitOfWork
@@ -28,6 +27,7 @@ from gateway.catalog import Catalog
 from gateway.program.limits import ProgramLimits
 from gateway.program.runner import ProgramRunner
 from gateway.program.sandbox import Sandbox
+from tests.direct import seed_demo
 
 
 def direct(ledger: Ledger, use_cases: list[UseCase[Any]]) -> None:

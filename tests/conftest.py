@@ -12,7 +12,6 @@ from pathlib import Path
 import pytest
 
 from application.bank import BANK_USE_CASES, DIRECTORY_HEADER
-from application.demo import seed_demo
 from application.ledger import Ledger
 from application.store_config import eventsourcing_env
 from gateway.catalog import Catalog
@@ -20,6 +19,7 @@ from gateway.policy.caps import Caps
 from gateway.program.limits import ProgramLimits
 from gateway.program.runner import ProgramRunner
 from gateway.program.sandbox import Sandbox
+from tests.direct import seed_demo
 from tests.postgres import support
 from tests.stores import empty_store
 

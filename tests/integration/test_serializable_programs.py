@@ -8,14 +8,13 @@ from pathlib import Path
 import pytest
 
 from application.bank.movements import Deposit
-from application.demo import seed_demo
-from application.direct_call import call_now
 from application.ledger import Ledger
 from application.store_config import eventsourcing_env
 from gateway.catalog import Catalog
 from gateway.program.runner import ProgramRunner
 from gateway.program.sandbox import Sandbox
 from tests.conftest import TEST_LIMITS, balances
+from tests.direct import call_now, seed_demo
 from tests.programs import Programs, store_state_but_runs
 
 KEEP_FORTY_IN_TOTAL = """\

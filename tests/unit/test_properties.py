@@ -9,11 +9,10 @@ from hypothesis import strategies as st
 
 from application.bank.movements import Deposit, Transfer, Withdraw
 from application.bank.statement import entries
-from application.demo import seed_demo
-from application.direct_call import call_now
 from application.ledger import Ledger
 from application.use_case import UseCase
 from domain.money import ZERO
+from tests.direct import call_now, seed_demo
 
 NAMES = ["alice", "bob", "carla"]
 AMOUNTS = st.decimals(min_value=Decimal("0.01"), max_value=Decimal("80"), places=2)

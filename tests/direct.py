@@ -1,10 +1,16 @@
-"""A use case called directly by its principal's own client: run, then commit at once."""
+"""A use case run and committed at once on a bare ledger, for tests that set up or check
+the domain without a gateway (no principal, no run recorded).
+
+Production commits only through the gateway: a direct call (`Gateway.call`) with its run,
+or a confirmed proposal (`gateway.proposals`)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from typing import Any
 
+from application.bank.accounts import OpenAccount
+from application.demo import DEMO_ACCOUNTS
 from application.executor import execute
 from application.ledger import Ledger
 from application.unit_of_work import ConflictError, UnitOfWork
@@ -16,8 +22,6 @@ from domain.errors import DomainError
 class DirectOutcome:
     result: Any = None
     error: str | None = None
-    # The domain's refusal, with its class, when the use case refused.
-    refusal: DomainError | None = None
     events: list[dict[str, Any]] = field(default_factory=list)
 
     @property
@@ -31,10 +35,25 @@ def call_now(ledger: Ledger, use_case: UseCase[Any]) -> DirectOutcome:
     try:
         executed = execute(use_case, uow)
     except DomainError as refusal:
-        return DirectOutcome(error=f"{use_case.name}: {refusal}", refusal=refusal)
+        return DirectOutcome(error=f"{use_case.name}: {refusal}")
     try:
         committed = uow.commit()
     except ConflictError as conflict:
         return DirectOutcome(error=str(conflict))
     events = [uow.view(c.event, c.position) for c in committed]
     return DirectOutcome(result=executed.value, events=events)
+
+
+def seed_demo(ledger: Ledger) -> list[str]:
+    """Open the demo accounts that are absent; the names opened (none the second time)."""
+    existing = set(ledger.account_names())
+    opened = []
+    for account, owner, first_deposit in DEMO_ACCOUNTS:
+        if account in existing:
+            continue
+        outcome = call_now(
+            ledger, OpenAccount(account=account, owner=owner, initial_deposit=first_deposit)
+        )
+        if outcome.ok:
+            opened.append(account)
+    return opened
