@@ -26,9 +26,10 @@ from domain.errors import DomainError
 from gateway.catalog import Catalog, UnknownUseCaseError
 from gateway.errors import STAGE_KINDS, GatewayError
 from gateway.plans import plan_schema
-from gateway.policy.access import PrincipalGuard, denial, may_call
+from gateway.policy.access import PrincipalGuard
 from gateway.policy.at_once import ProgramsAtOnce
 from gateway.policy.caps import Caps
+from gateway.policy.decisions import denial, may_call, may_call_directly, visible_accounts
 from gateway.policy.rate import PROGRAMS, RateLimiter
 from gateway.program.runner import ProgramRunner
 from gateway.program.sandbox import CallRefusedError, SandboxBusyError
@@ -113,7 +114,7 @@ class Gateway:
         except ValidationError as error:
             raise GatewayError("bad-request", f"{name}: {describe(error)}") from None
         source = json.dumps({"use_case": name, "arguments": plain(use_case.model_dump())})
-        visible = principal.owns if principal.scoped else None
+        visible = visible_accounts(principal)
         # A direct call has no preview a person agreed to: when the accounts it read moved
         # before its commit, doing it again on their new state is what was asked.
         for attempt in range(1, DIRECT_ATTEMPTS + 1):
@@ -175,7 +176,7 @@ class Gateway:
 
         A direct write commits with no preview to confirm, so only a person makes one."""
         use_case_class = self._use_case(principal, name)
-        if use_case_class.kind == "write" and not principal.decides:
+        if not may_call_directly(principal, use_case_class):
             raise GatewayError(
                 "forbidden",
                 f"{name} writes, and a key with scope agent may not write directly: propose a "

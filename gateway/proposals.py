@@ -31,6 +31,7 @@ from gateway.errors import MAX_ERROR_BYTES, STAGE_KINDS, GatewayError
 from gateway.plans import at_step, compile_plan
 from gateway.policy.access import PrincipalGuard
 from gateway.policy.caps import Caps
+from gateway.policy.decisions import visible_accounts
 from gateway.program.errors import ProgramError
 from gateway.program.runner import Preview, ProgramRunner
 from gateway.runs import outcome_json, proposal_json
@@ -152,7 +153,7 @@ class Proposals:
         if language not in LANGUAGES:
             raise GatewayError("bad-request", f"language {language!r} is not one of python, plan")
         guard = PrincipalGuard(principal, self.catalog, self.caps)
-        uow = UnitOfWork(self.ledger, visible=principal.owns if principal.scoped else None)
+        uow = UnitOfWork(self.ledger, visible=visible_accounts(principal))
         if language == "python":
             return self.runner.preview(source, guard=guard, uow=uow), 0
         try:

@@ -15,8 +15,7 @@ from application.principals import PrincipalView
 from domain.run import Run
 from gateway.errors import GatewayError
 from gateway.facade import Gateway
-from gateway.policy.access import PrincipalGuard
-from gateway.program.sandbox import CallRefusedError
+from gateway.policy.decisions import call_refusal
 from gateway.runs import outcome_json, proposal_json
 
 AUDITORS = frozenset({"auditor", "admin"})
@@ -74,11 +73,10 @@ class ReadSide:
         problem = account_problem(account)
         if problem:
             raise GatewayError("not-found", f"no account: {problem}")
-        guard = PrincipalGuard(principal, self.gateway.catalog, self.gateway.caps)
-        try:
-            guard.check_call(GetBalance(account=account))
-        except CallRefusedError as refusal:
-            raise GatewayError("forbidden", str(refusal)) from None
+        # Reading an account is what calling get_balance on it would be.
+        refusal = call_refusal(principal, GetBalance, {"account": account})
+        if refusal:
+            raise GatewayError("forbidden", refusal)
 
     def _auditor(self, principal: PrincipalView, what: str) -> None:
         if principal.role not in AUDITORS:

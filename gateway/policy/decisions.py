@@ -1,0 +1,71 @@
+"""The gateway's policy: the one place that answers "may this principal ...?" (P5).
+
+Roles and scopes are named in domain/principal.py and grouped in application/permissions.py;
+a use case declares the roles that may call it (`permission`) and marks the account
+arguments a scoped caller must own (`Owned`). Every other module asks here and turns a "no"
+into its own refusal; none compares roles or scopes itself, and none builds a principal with
+more authority than its key gave. tests/gateway/test_policy.py lists every answer in one
+table.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from application.principals import PrincipalView
+from application.use_case import UseCase
+from domain.text import unprintable
+
+# Use cases.
+
+
+def may_call(principal: PrincipalView, use_case: type[UseCase[Any]]) -> bool:
+    """The use case names the principal's role: it may appear in its directory and programs."""
+    return principal.role in use_case.permission.roles
+
+
+def may_call_directly(principal: PrincipalView, use_case: type[UseCase[Any]]) -> bool:
+    """A direct call has no preview to confirm: a read, or a write by a person's key."""
+    return may_call(principal, use_case) and (use_case.kind == "read" or principal.decides)
+
+
+def ownership_refusal(
+    principal: PrincipalView, use_case: type[UseCase[Any]], arguments: dict[str, Any]
+) -> str | None:
+    """Why these arguments name an account the principal may not act on, or None.
+
+    Only a scoped principal (a customer) is held to the accounts it owns, and only in the
+    arguments its use case declares as owned."""
+    if not principal.scoped:
+        return None
+    for argument in use_case.owned:
+        account = arguments.get(argument)
+        # Text that is not printable names no account, and a refusal must not quote it:
+        # validation refuses that call when it runs, quoting it escaped.
+        if not isinstance(account, str) or unprintable(account) is not None:
+            continue
+        if account not in principal.owns:
+            return ownership_denial(principal, use_case.name, argument, account)
+    return None
+
+
+def call_refusal(
+    principal: PrincipalView, use_case: type[UseCase[Any]], arguments: dict[str, Any]
+) -> str | None:
+    """Why the principal may not make this call, or None: its role, then its accounts."""
+    if not may_call(principal, use_case):
+        return denial(principal, use_case.name)
+    return ownership_refusal(principal, use_case, arguments)
+
+
+def visible_accounts(principal: PrincipalView) -> frozenset[str] | None:
+    """The accounts its reads and writes may see; None: every account."""
+    return principal.owns if principal.scoped else None
+
+
+def denial(principal: PrincipalView, name: str) -> str:
+    return f"{name} is not allowed for principal {principal.name}"
+
+
+def ownership_denial(principal: PrincipalView, name: str, argument: str, account: str) -> str:
+    return f"{name}: {argument} {account} is not an account of principal {principal.name}"
