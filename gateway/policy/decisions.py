@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from application.permissions import AUDITORS
 from application.principals import PrincipalView
 from application.use_case import UseCase
 from domain.text import unprintable
@@ -69,3 +70,26 @@ def denial(principal: PrincipalView, name: str) -> str:
 
 def ownership_denial(principal: PrincipalView, name: str, argument: str, account: str) -> str:
     return f"{name}: {argument} {account} is not an account of principal {principal.name}"
+
+
+# Proposals and runs.
+
+
+def may_decide_run(principal: PrincipalView, owner: str) -> bool:
+    """Only the principal that proposed a run decides it (with a key that may decide)."""
+    return principal.name == owner
+
+
+def may_read_run(principal: PrincipalView, owner: str) -> bool:
+    """A proposal is read by the principal that made it, or by an auditor or admin."""
+    return principal.name == owner or may_read_any_run(principal)
+
+
+def may_read_any_run(principal: PrincipalView) -> bool:
+    """Any run's record and history: auditors and admins."""
+    return principal.role in AUDITORS
+
+
+def may_read_events(principal: PrincipalView) -> bool:
+    """The whole event log: auditors and admins."""
+    return principal.role in AUDITORS
