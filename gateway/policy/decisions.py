@@ -93,3 +93,24 @@ def may_read_any_run(principal: PrincipalView) -> bool:
 def may_read_events(principal: PrincipalView) -> bool:
     """The whole event log: auditors and admins."""
     return principal.role in AUDITORS
+
+
+# Conversations with the agent.
+
+
+def may_read_conversation(principal: PrincipalView, owner: str) -> bool:
+    """Its owner, or an auditor or admin."""
+    return principal.name == owner or principal.role in AUDITORS
+
+
+def may_write_conversation(principal: PrincipalView, owner: str) -> bool:
+    """Only its owner adds turns, and answers to them."""
+    return principal.name == owner
+
+
+# Operating.
+
+
+def sees_health_details(principal: PrincipalView) -> bool:
+    """/health's details (the log position, dead letters, lag, why a check failed)."""
+    return principal.role in AUDITORS
