@@ -10,12 +10,16 @@ table.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 from application.permissions import AUDITORS
 from application.principals import PrincipalView
 from application.use_case import UseCase
 from domain.text import unprintable
+
+# How a decision on a proposal reaches the gateway: with the principal's own key, or as the
+# answer a person gave to the confirmation request their MCP client showed them.
+Channel = Literal["key", "elicitation"]
 
 # Use cases.
 
@@ -75,8 +79,14 @@ def ownership_denial(principal: PrincipalView, name: str, argument: str, account
 # Proposals and runs.
 
 
+def may_decide(principal: PrincipalView, channel: Channel = "key") -> bool:
+    """Agents propose, people decide (confirm or reject): a person's key may, and so may a
+    person's own answer to their MCP client's confirmation request, whatever the key's scope."""
+    return principal.decides or channel == "elicitation"
+
+
 def may_decide_run(principal: PrincipalView, owner: str) -> bool:
-    """Only the principal that proposed a run decides it (with a key that may decide)."""
+    """Only the principal that proposed a run decides it (when `may_decide` lets it)."""
     return principal.name == owner
 
 
