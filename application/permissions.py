@@ -8,12 +8,17 @@ arguments a scoped role must own is marked on the fields (`application.field_rul
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal, get_args
 
-Role = Literal["customer", "teller", "auditor", "admin"]
-ROLES: tuple[Role, ...] = get_args(Role)
+from domain.principal import ROLES, SCOPES, Role, Scope
+
+# What the roles and scopes (named in domain/principal.py) stand for; the gateway's policy
+# (gateway/policy/decisions.py) decides with these groups and nothing else.
 # A role whose reach stops at the accounts its principal owns.
 SCOPED_ROLES: frozenset[Role] = frozenset({"customer"})
+# The roles that read every record: the event log, any run or conversation, /health's details.
+AUDITORS: frozenset[Role] = frozenset({"auditor", "admin"})
+# The scope of a key whose holder decides (confirms or rejects a proposal, writes directly).
+DECIDING_SCOPES: frozenset[Scope] = frozenset({"human"})
 
 
 @dataclass(frozen=True)
@@ -29,3 +34,16 @@ class Permission:
 
 EVERYONE: tuple[Role, ...] = ROLES
 STAFF: tuple[Role, ...] = ("teller", "admin")
+
+__all__ = [
+    "AUDITORS",
+    "DECIDING_SCOPES",
+    "EVERYONE",
+    "ROLES",
+    "SCOPED_ROLES",
+    "SCOPES",
+    "STAFF",
+    "Permission",
+    "Role",
+    "Scope",
+]

@@ -7,20 +7,16 @@ import re
 import secrets
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
-from typing import Literal, get_args
 
 from eventsourcing.application import AggregateNotFoundError
 from eventsourcing.persistence import IntegrityError
 
 from application.bank.types import ACCOUNT_PATTERN, ACCOUNT_RULE, account_problem
 from application.ledger import Ledger
-from application.permissions import ROLES, SCOPED_ROLES, Role
+from application.permissions import DECIDING_SCOPES, ROLES, SCOPED_ROLES, SCOPES, Role, Scope
 from domain.account import account_id
 from domain.principal import ApiKey, Principal, api_key_id, principal_id
 
-# Who holds a key: a person, who may confirm, or an agent, who may only propose.
-Scope = Literal["human", "agent"]
-SCOPES: tuple[Scope, ...] = get_args(Scope)
 # Principals are named like accounts: one pattern for every name a person types.
 NAME_PATTERN = re.compile(ACCOUNT_PATTERN)
 DEMO_KEY_PREFIX = "sk-demo-"
@@ -40,10 +36,14 @@ class PrincipalView:
     # who names a principal (`find`) is a person.
     scope: Scope = "human"
 
+    # Two facts about the holder, from the groups in application/permissions.py; the
+    # gateway's policy (gateway/policy/decisions.py) is what decides with them.
+
     @property
     def decides(self) -> bool:
-        """True when it may confirm or reject a proposal, or commit without one: a person."""
-        return self.scope == "human"
+        """True when the key is a person's, who may confirm or reject a proposal, or commit
+        without one."""
+        return self.scope in DECIDING_SCOPES
 
     @property
     def scoped(self) -> bool:
@@ -152,8 +152,7 @@ def find(ledger: Ledger, name: str) -> PrincipalView | None:
     except AggregateNotFoundError:
         return None
     assert isinstance(principal, Principal)
-    role: Role = principal.role  # type: ignore[assignment]
-    return PrincipalView(name=principal.name, role=role, owns=frozenset(principal.owns))
+    return PrincipalView(name=principal.name, role=principal.role, owns=frozenset(principal.owns))
 
 
 def authenticate(ledger: Ledger, key: str) -> PrincipalView | None:

@@ -2,14 +2,19 @@
 
 from __future__ import annotations
 
+from typing import Literal, get_args
 from uuid import NAMESPACE_URL, UUID, uuid5
 
 from eventsourcing.domain import Aggregate, event
 
-ROLES = ("customer", "teller", "auditor", "admin")
+# The roles and key scopes, named here once; what each may do is decided in the gateway's
+# policy (gateway/policy/decisions.py), from the groups in application/permissions.py.
+Role = Literal["customer", "teller", "auditor", "admin"]
+ROLES: tuple[Role, ...] = get_args(Role)
 # Who holds a key: a person (who may confirm what a program would do) or an agent (who may
 # only propose). Agents propose, humans confirm.
-SCOPES = ("human", "agent")
+Scope = Literal["human", "agent"]
+SCOPES: tuple[Scope, ...] = get_args(Scope)
 
 
 def principal_id(name: str) -> UUID:

@@ -26,9 +26,17 @@ from domain.errors import DomainError
 from gateway.catalog import Catalog, UnknownUseCaseError
 from gateway.errors import STAGE_KINDS, GatewayError
 from gateway.plans import plan_schema
-from gateway.policy.access import PrincipalGuard, denial, may_call
+from gateway.policy.access import PrincipalGuard
 from gateway.policy.at_once import ProgramsAtOnce
 from gateway.policy.caps import Caps
+from gateway.policy.decisions import (
+    Channel,
+    denial,
+    may_call,
+    may_call_directly,
+    may_decide,
+    visible_accounts,
+)
 from gateway.policy.rate import PROGRAMS, RateLimiter
 from gateway.program.runner import ProgramRunner
 from gateway.program.sandbox import CallRefusedError, SandboxBusyError
@@ -113,7 +121,7 @@ class Gateway:
         except ValidationError as error:
             raise GatewayError("bad-request", f"{name}: {describe(error)}") from None
         source = json.dumps({"use_case": name, "arguments": plain(use_case.model_dump())})
-        visible = principal.owns if principal.scoped else None
+        visible = visible_accounts(principal)
         # A direct call has no preview a person agreed to: when the accounts it read moved
         # before its commit, doing it again on their new state is what was asked.
         for attempt in range(1, DIRECT_ATTEMPTS + 1):
@@ -172,12 +180,28 @@ class Gateway:
         self.check_decides(principal, run_id, "reject")
         return self.proposals.reject(principal, run_id)
 
+    def confirm_elicited(
+        self, principal: PrincipalView, run_id: str, preview_hash: str
+    ) -> dict[str, Any]:
+        """Confirm for the person at the principal's MCP client, who accepted this very
+        preview when their client asked them (elicitation). The answer is theirs, so the
+        policy lets it decide whatever the key's scope: the one route on which an agent's
+        proposal is confirmed."""
+        self.check_decides(principal, run_id, "confirm", "elicitation")
+        with _sandbox_busy_is_unavailable():
+            return self.proposals.confirm(principal, run_id, preview_hash)
+
+    def reject_elicited(self, principal: PrincipalView, run_id: str) -> dict[str, Any]:
+        """Reject for the person at the principal's MCP client, who declined when asked."""
+        self.check_decides(principal, run_id, "reject", "elicitation")
+        return self.proposals.reject(principal, run_id)
+
     def check_direct(self, principal: PrincipalView, name: str) -> type[UseCase[Any]]:
         """The use case a direct call names, if the principal may call it without a preview.
 
         A direct write commits with no preview to confirm, so only a person makes one."""
         use_case_class = self._use_case(principal, name)
-        if use_case_class.kind == "write" and not principal.decides:
+        if not may_call_directly(principal, use_case_class):
             raise GatewayError(
                 "forbidden",
                 f"{name} writes, and a key with scope agent may not write directly: propose a "
@@ -186,9 +210,11 @@ class Gateway:
         return use_case_class
 
     @staticmethod
-    def check_decides(principal: PrincipalView, run_id: str, verb: str) -> None:
+    def check_decides(
+        principal: PrincipalView, run_id: str, verb: str, channel: Channel = "key"
+    ) -> None:
         """Agents propose, people decide: a key with scope agent never confirms or rejects."""
-        if not principal.decides:
+        if not may_decide(principal, channel):
             raise GatewayError(
                 "forbidden",
                 f"proposal {run_id}: a key with scope agent may propose but never {verb}; "

@@ -31,6 +31,7 @@ from gateway.errors import MAX_ERROR_BYTES, STAGE_KINDS, GatewayError
 from gateway.plans import at_step, compile_plan
 from gateway.policy.access import PrincipalGuard
 from gateway.policy.caps import Caps
+from gateway.policy.decisions import may_decide_run, may_read_run, visible_accounts
 from gateway.program.errors import ProgramError
 from gateway.program.runner import Preview, ProgramRunner
 from gateway.runs import outcome_json, proposal_json
@@ -38,7 +39,6 @@ from gateway.runs import outcome_json, proposal_json
 LANGUAGES = ("python", "plan")
 # Given a response, an aggregate to append with the effect that produced it.
 Recorder = Callable[[dict[str, Any]], Aggregate]
-READ_ANY_RUN = frozenset({"auditor", "admin"})
 # How many times a request that lost a race on a run reads it again before giving up.
 RACES = 5
 Clock = Callable[[], datetime]
@@ -152,7 +152,7 @@ class Proposals:
         if language not in LANGUAGES:
             raise GatewayError("bad-request", f"language {language!r} is not one of python, plan")
         guard = PrincipalGuard(principal, self.catalog, self.caps)
-        uow = UnitOfWork(self.ledger, visible=principal.owns if principal.scoped else None)
+        uow = UnitOfWork(self.ledger, visible=visible_accounts(principal))
         if language == "python":
             return self.runner.preview(source, guard=guard, uow=uow), 0
         try:
@@ -267,7 +267,8 @@ class Proposals:
             raise GatewayError("not-found", f"no proposal {run_id}") from None
         if not isinstance(run, Run):
             raise GatewayError("not-found", f"no proposal {run_id}")
-        if run.principal != principal.name and not (reading and principal.role in READ_ANY_RUN):
+        allowed = may_read_run if reading else may_decide_run
+        if not allowed(principal, run.principal):
             raise GatewayError(
                 "forbidden", f"proposal {run_id} belongs to principal {run.principal}"
             )

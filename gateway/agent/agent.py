@@ -36,6 +36,7 @@ from gateway.agent.structured import PlannerReply
 from gateway.agent.views import conversation_json, effective_outcome, turn_json
 from gateway.errors import GatewayError
 from gateway.facade import Gateway
+from gateway.policy.decisions import may_write_conversation
 from gateway.text_fields import MAX_REQUEST, check_words
 
 MAX_ATTEMPTS = 2  # the first program and its one repair
@@ -139,7 +140,8 @@ class Agent:
             and turn.number in outcomes
             and outcomes[turn.number]["status"] != "pending"
         ]
-        if due and principal.name == conversation.owner:
+        # Answering adds the replies to the conversation: its owner's reading does it.
+        if due and may_write_conversation(principal, conversation.owner):
             conversation = self._answer_due(conversation, due, outcomes, errors)
         turns = [
             turn_json(t, proposals.get(t.number), outcomes.get(t.number), errors.get(t.number))

@@ -17,8 +17,8 @@ from application.ledger import Ledger
 from application.principals import PrincipalView
 from domain.conversation import Conversation
 from gateway.errors import GatewayError
+from gateway.policy.decisions import may_read_conversation, may_write_conversation
 
-READ_ANY = frozenset({"auditor", "admin"})
 SAVE_ATTEMPTS = 3
 
 
@@ -32,7 +32,8 @@ class Conversations:
 
     def get(self, principal: PrincipalView, conversation_id: str, *, writing: bool) -> Conversation:
         conversation = self._load(conversation_id)
-        if conversation.owner != principal.name and (writing or principal.role not in READ_ANY):
+        allowed = may_write_conversation if writing else may_read_conversation
+        if not allowed(principal, conversation.owner):
             raise GatewayError(
                 "forbidden",
                 f"conversation {conversation_id} belongs to principal {conversation.owner}",

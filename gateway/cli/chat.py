@@ -19,6 +19,7 @@ from gateway.agent import Agent
 from gateway.bootstrap import Sluice
 from gateway.cli.render import framed, show_handoff, show_outcome, show_preview, shown
 from gateway.errors import GatewayError
+from gateway.policy.decisions import may_decide
 
 GREETING = """Sluice agent, acting as {principal} ({role}). Store: {where}
 Ask in plain words. Every change is shown first and waits for your `y`.
@@ -107,7 +108,7 @@ def _decide(
 ) -> None:
     """Show the preview and ask; a stale preview comes back fresh and is asked again."""
     gateway = sluice.gateway
-    if not principal.decides:
+    if not may_decide(principal):
         show_handoff(console, proposal)
         return
     while True:

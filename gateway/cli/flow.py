@@ -11,6 +11,7 @@ from application.principals import PrincipalView
 from gateway.cli.render import show_handoff, show_preview, shown
 from gateway.errors import GatewayError
 from gateway.facade import Gateway
+from gateway.policy.decisions import may_decide
 
 OUTCOME_KEYS = ("status", "changed", "events", "result", "error")
 
@@ -32,7 +33,7 @@ def submit(
         return _failed(str(refused))
     if proposal["status"] != "pending":
         return _only_outcome(proposal["outcome"])
-    if not principal.decides:
+    if not may_decide(principal):
         show_handoff(console, proposal)
         return {"status": "pending", "changed": "nothing", "events": [],
                 "result": proposal["preview"]["result"], "error": None,

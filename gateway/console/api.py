@@ -14,7 +14,7 @@ from pydantic import BaseModel, Field
 from domain.account import account_id
 from gateway.http.deps import PrincipalDep, ReadSideDep, SluiceDep
 from gateway.http.schemas import PROBLEMS
-from gateway.read_side import AUDITORS
+from gateway.policy.decisions import may_read_any_run, may_read_events, visible_accounts
 
 router = APIRouter(prefix="/v1/console", tags=["console"], responses=PROBLEMS)
 AccountId = Annotated[str, Path(description="An account id, e.g. alice.", max_length=64)]
@@ -47,11 +47,12 @@ class TimelineEntry(BaseModel):
 @router.get("/me", response_model=Me, operation_id="console_me")
 def me(principal: PrincipalDep) -> Any:
     """The signed-in principal: its name, role and reach."""
+    visible = visible_accounts(principal)
     return Me(
         name=principal.name,
         role=principal.role,
-        accounts=sorted(principal.owns) if principal.scoped else None,
-        audits=principal.role in AUDITORS,
+        accounts=None if visible is None else sorted(visible),
+        audits=may_read_events(principal) and may_read_any_run(principal),
         scope=principal.scope,
     )
 

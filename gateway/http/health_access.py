@@ -21,8 +21,8 @@ from collections.abc import Callable
 from concurrent.futures import Future
 
 from application.principals import PrincipalView
+from gateway.policy.decisions import sees_health_details
 
-DETAILS_ROLES = frozenset({"admin", "auditor"})
 REMEMBER_SECONDS = 60.0
 REMEMBERED = 64
 CHECKING_AT_ONCE = 4
@@ -61,7 +61,7 @@ class HealthAccess:
 
     def _check(self, key: str, digest: str, checked: Future[bool]) -> None:
         try:
-            staff = self.authenticate(key).role in DETAILS_ROLES
+            staff = sees_health_details(self.authenticate(key))
         except Exception:
             staff = False  # unknown, revoked, or the store failed: no details
         finally:

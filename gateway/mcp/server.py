@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterable
-from dataclasses import replace
 from typing import Annotated, Any, Literal, TypeVar
 
 import anyio.to_thread
@@ -214,19 +213,18 @@ class SluiceMCP(MCPServer):
         answer: ElicitResult | None,
         ctx: Context[Any, Any],
     ) -> CallToolResult:
-        """Carry out the person's answer. The answer is theirs, so it is made with their
-        authority: this is the one route on which an agent's proposal gets confirmed."""
-        person = replace(principal, scope="human")
+        """Carry out the person's answer: the facade's elicited decisions, whose policy says
+        what a person's answer may decide."""
         decision = confirmation.accepted(answer)
         if decision is None:
             proposal = await self._gateway(self.gateway.proposal, principal, run_id)
             return _result(self._shown(proposal, ctx))
         if decision is False:
-            rejected = await self._gateway(self.gateway.reject, person, run_id)
+            rejected = await self._gateway(self.gateway.reject_elicited, principal, run_id)
             return _result(self._shown(rejected, ctx))
         try:
             await anyio.to_thread.run_sync(
-                lambda: self.gateway.confirm(person, run_id, preview_hash)
+                lambda: self.gateway.confirm_elicited(principal, run_id, preview_hash)
             )
         except GatewayError as error:
             fresh = error.extra.get("proposal")

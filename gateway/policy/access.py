@@ -1,4 +1,5 @@
-"""Least privilege (P5) and caps (P6) for one principal's program or call."""
+"""Least privilege (P5) and caps (P6) for one principal's program or call: the guard asks the
+policy (gateway/policy/decisions.py) and counts what the program uses."""
 
 from __future__ import annotations
 
@@ -8,24 +9,12 @@ from typing import Any
 
 from application.principals import PrincipalView
 from application.use_case import UseCase
-from domain.text import unprintable
 from gateway.catalog import Catalog
 from gateway.policy.caps import Caps
+from gateway.policy.decisions import denial, may_call, ownership_refusal
 from gateway.program.errors import ProgramError
 from gateway.program.sandbox import CallRefusedError
 from gateway.program.static_check import ProgramShape
-
-
-def may_call(principal: PrincipalView, use_case: type[UseCase[Any]]) -> bool:
-    return principal.role in use_case.permission.roles
-
-
-def denial(principal: PrincipalView, name: str) -> str:
-    return f"{name} is not allowed for principal {principal.name}"
-
-
-def ownership_denial(principal: PrincipalView, name: str, argument: str, account: str) -> str:
-    return f"{name}: {argument} {account} is not an account of principal {principal.name}"
 
 
 class PrincipalGuard:
@@ -47,7 +36,7 @@ class PrincipalGuard:
                 line, column = (where.line, where.column) if where else (None, None)
                 raise ProgramError("denied", denial(self.principal, name), line, column)
         for call in shape.calls:
-            refusal = self._ownership(self.catalog.get(call.name), call.literals)
+            refusal = ownership_refusal(self.principal, self.catalog.get(call.name), call.literals)
             if refusal:
                 raise ProgramError("denied", refusal, call.line, call.column)
 
@@ -56,7 +45,7 @@ class PrincipalGuard:
         kind = type(use_case)
         if not may_call(self.principal, kind):
             raise CallRefusedError(denial(self.principal, kind.name), "denied")
-        refusal = self._ownership(kind, use_case.model_dump())
+        refusal = ownership_refusal(self.principal, kind, use_case.model_dump())
         if refusal:
             raise CallRefusedError(refusal, "denied")
         limit = self.caps.calls_allowed(kind)
@@ -90,16 +79,3 @@ class PrincipalGuard:
             "limit": f"{self.caps.max_amount_per_program:f}",
         }
         return used
-
-    def _ownership(self, kind: type[UseCase[Any]], arguments: dict[str, Any]) -> str | None:
-        if not self.principal.scoped:
-            return None
-        for argument in kind.owned:
-            account = arguments.get(argument)
-            # Text that is not printable names no account, and a refusal must not quote it:
-            # validation refuses that call when it runs, quoting it escaped.
-            if not isinstance(account, str) or unprintable(account) is not None:
-                continue
-            if account not in self.principal.owns:
-                return ownership_denial(self.principal, kind.name, argument, account)
-        return None
