@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any, Literal
 
 from application.inert_text import clip
+from gateway.results import Proposal, StaleConfirmation
 
 # A refusal may quote what it refuses (a value, an exception's text): it is kept and shown
 # as printable text of at most this many UTF-8 bytes, the cut marked.
@@ -68,6 +69,24 @@ class GatewayError(Exception):
         elif self.line is not None:
             body["line"], body["column"] = self.line, self.column
         return body | self.extra
+
+
+class StaleProposalError(GatewayError):
+    """Confirming a preview that is no longer the proposal's (a conflict): nothing was
+    written. `stale.proposal` is the proposal as it is now: a fresh preview to review and
+    confirm when it is pending, or failed when the program now fails. The JSON edges show
+    it as the problem's `proposal` (without its outcome)."""
+
+    def __init__(self, message: str, proposal: Proposal) -> None:
+        shown = proposal.model_dump(mode="json", exclude={"outcome"})
+        super().__init__("conflict", message, run_id=proposal.id, extra={"proposal": shown})
+        self.stale = StaleConfirmation(run_id=proposal.id, message=self.message, proposal=proposal)
+
+    @property
+    def fresh(self) -> Proposal | None:
+        """The fresh preview's proposal, when it waits for a person's confirmation."""
+        proposal = self.stale.proposal
+        return proposal if proposal.status == "pending" else None
 
 
 # The stage a program failed at decides who must act, hence the kind of error.

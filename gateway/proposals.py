@@ -27,14 +27,14 @@ from application.principals import PrincipalView
 from application.unit_of_work import UnitOfWork
 from domain.run import COMMITTED, EXPIRED, PENDING, Run
 from gateway.catalog import Catalog
-from gateway.errors import MAX_ERROR_BYTES, STAGE_KINDS, GatewayError
+from gateway.errors import MAX_ERROR_BYTES, STAGE_KINDS, GatewayError, StaleProposalError
 from gateway.plans import at_step, compile_plan
 from gateway.policy.access import PrincipalGuard
 from gateway.policy.caps import Caps
 from gateway.policy.decisions import may_decide_run, may_read_run, visible_accounts
 from gateway.program.errors import ProgramError
 from gateway.program.runner import Preview, ProgramRunner
-from gateway.runs import outcome_json, proposal_json
+from gateway.runs import outcome_json, proposal_json, proposal_of
 
 LANGUAGES = ("python", "plan")
 # Given a response, an aggregate to append with the effect that produced it.
@@ -305,12 +305,10 @@ class Proposals:
             return outcome_json(run)  # confirming twice commits once
         self._check_open(run)
         if preview_hash != run.preview_hash:
-            raise GatewayError(
-                "conflict",
+            raise StaleProposalError(
                 f"preview_hash {preview_hash[:12]}... is not the current preview of "
                 f"proposal {run.id}; review the current preview and confirm its hash",
-                run_id=str(run.id),
-                extra={"proposal": proposal_json(run)},
+                proposal_of(run),
             )
         return None
 
@@ -352,9 +350,7 @@ class Proposals:
             settled = self._settled(run, preview_hash)
             if settled is not None:
                 return settled
-        raise GatewayError(
-            "conflict", message, run_id=str(run.id), extra={"proposal": proposal_json(run)}
-        )
+        raise StaleProposalError(message, proposal_of(run))
 
 
 def _busy(run_id: str) -> GatewayError:

@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from domain.run import COMMITTED, Run
+from gateway.results import Proposal
 
 
 def proposal_json(run: Run) -> dict[str, Any]:
@@ -44,3 +45,8 @@ def outcome_json(run: Run, positions: Sequence[int] | None = None) -> dict[str, 
         "result": run.preview.get("result") if committed else None,
         "error": run.error,
     }
+
+
+def proposal_of(run: Run) -> Proposal:
+    """The run as a proposal, with its outcome."""
+    return Proposal.model_validate(proposal_json(run) | {"outcome": outcome_json(run)})

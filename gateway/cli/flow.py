@@ -9,7 +9,7 @@ from rich.console import Console
 
 from application.principals import PrincipalView
 from gateway.cli.render import show_handoff, show_preview, shown
-from gateway.errors import GatewayError
+from gateway.errors import GatewayError, StaleProposalError
 from gateway.facade import Gateway
 from gateway.policy.decisions import may_decide
 
@@ -62,12 +62,13 @@ def decide(
             return _only_outcome(
                 gateway.confirm(principal, proposal["id"], proposal["preview_hash"])
             )
+        except StaleProposalError as stale:
+            if stale.fresh is None or yes:
+                return _failed(str(stale))
+            console.print(shown(stale, "yellow"), highlight=False)
+            proposal = stale.fresh.model_dump(mode="json")
         except GatewayError as refused:
-            fresh = refused.extra.get("proposal")
-            if refused.kind != "conflict" or not fresh or fresh["status"] != "pending" or yes:
-                return _failed(str(refused))
-            console.print(shown(refused, "yellow"), highlight=False)
-            proposal = fresh
+            return _failed(str(refused))
 
 
 def _confirmed(count: int, *, err: bool) -> bool:

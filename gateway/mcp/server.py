@@ -31,7 +31,7 @@ from mcp_types import (
 from pydantic import AnyUrl, Field
 
 from application.principals import PrincipalView
-from gateway.errors import GatewayError
+from gateway.errors import GatewayError, StaleProposalError
 from gateway.facade import Gateway
 from gateway.mcp import confirmation, state_keys
 
@@ -226,10 +226,11 @@ class SluiceMCP(MCPServer):
             await anyio.to_thread.run_sync(
                 lambda: self.gateway.confirm_elicited(principal, run_id, preview_hash)
             )
+        except StaleProposalError as stale:
+            if stale.fresh is None:
+                raise ToolError(_message(stale)) from None
+            raise _StaleError(stale.fresh.model_dump(mode="json")) from None
         except GatewayError as error:
-            fresh = error.extra.get("proposal")
-            if error.kind == "conflict" and fresh and fresh.get("status") == "pending":
-                raise _StaleError(fresh) from None
             raise ToolError(_message(error)) from None
         proposal = await self._gateway(self.gateway.proposal, principal, run_id)
         return _result(self._shown(proposal, ctx))

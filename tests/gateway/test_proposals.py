@@ -18,7 +18,7 @@ from application.ledger import Ledger
 from application.principals import PrincipalView
 from application.store_config import eventsourcing_env
 from gateway.catalog import Catalog
-from gateway.errors import GatewayError
+from gateway.errors import GatewayError, StaleProposalError
 from gateway.facade import Gateway
 from gateway.program.sandbox import Sandbox
 from tests.conftest import TEST_CAPS, Clock
@@ -121,6 +121,31 @@ def test_a_stale_preview_commits_nothing_and_comes_back_fresh(
     outcome = gateway.confirm(alice, fresh["id"], fresh["preview_hash"])
     assert outcome["status"] == "committed"
     assert accounts_state(gateway.ledger)["bob"][0] == Decimal("105.00")
+
+
+def test_a_stale_confirmation_carries_the_fresh_proposal_typed(
+    gateway: Gateway, who: Callable[[str], PrincipalView]
+) -> None:
+    alice = who("alice")
+    program = (
+        'left = get_balance(account="alice")\ntransfer(payer="alice", payee="bob", amount=left)'
+    )
+    proposal = gateway.propose(alice, "python", program)
+    gateway.call(who("teller"), "deposit", {"account": "alice", "amount": 5})
+
+    with pytest.raises(StaleProposalError) as stale:
+        gateway.confirm(alice, proposal["id"], proposal["preview_hash"])
+
+    answer = stale.value.stale
+    assert answer.run_id == proposal["id"]
+    assert answer.message == stale.value.message
+    fresh = stale.value.fresh
+    assert fresh is not None and fresh is answer.proposal
+    assert fresh.status == "pending"
+    assert fresh.preview.events[0].data["amount"] == "105.00"
+    assert fresh.outcome.changed == "nothing"
+    # The JSON edges show the very same proposal, without its outcome.
+    assert stale.value.extra["proposal"] == fresh.model_dump(mode="json", exclude={"outcome"})
 
 
 def test_a_lost_update_is_refused_at_confirm(
