@@ -178,8 +178,38 @@ class Problem(Shape):
     detail: str
 
 
+class StaleProblem(Problem):
+    """Confirming a stale preview: nothing was written; `proposal` is the proposal as it is
+    now (without its outcome): a fresh preview to review and confirm when it is pending."""
+
+    proposal: dict[str, Any] | None = Field(
+        default=None,
+        description="The proposal's fields as GET /v1/programs/{run_id} shows them, "
+        "without `outcome`; absent when the proposal only kept changing while deciding it.",
+    )
+
+
+class Sheet(Shape):
+    """A use case's sheet: what it does and the JSON Schemas of its parameters and result."""
+
+    name: str
+    description: str
+    kind: Literal["read", "write"]
+    parameters: dict[str, Any] = Field(description="JSON Schema of the arguments.")
+    returns: dict[str, Any] = Field(description="JSON Schema of the result.")
+
+
+class PlanSchema(Shape):
+    """A JSON Schema (draft 2020-12) that a plan must satisfy."""
+
+
+def problem_response(description: str, model: type[Problem] = Problem) -> dict[str, Any]:
+    """A documented problem response: RFC 9457 JSON, as application/problem+json."""
+    return {"model": model, "content": {"application/problem+json": {}}, "description": description}
+
+
 PROBLEMS: dict[int | str, dict[str, Any]] = {
-    status: {"model": Problem, "content": {"application/problem+json": {}}, "description": text}
+    status: problem_response(text)
     for status, text in {
         400: "Malformed request",
         401: "No or unknown API key",
@@ -205,11 +235,15 @@ __all__ = [
     "HealthCheck",
     "LogEvent",
     "Outcome",
+    "PlanSchema",
     "Preview",
     "Problem",
     "ProgramRequest",
     "Proposal",
     "RunStory",
+    "Sheet",
     "StaleConfirmation",
+    "StaleProblem",
     "StatementEntry",
+    "problem_response",
 ]
