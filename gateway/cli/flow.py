@@ -12,6 +12,7 @@ from gateway.cli.render import show_handoff, show_preview, shown
 from gateway.errors import GatewayError, StaleProposalError
 from gateway.facade import Gateway
 from gateway.policy.decisions import may_decide
+from gateway.results import Outcome, Proposal
 
 OUTCOME_KEYS = ("status", "changed", "events", "result", "error")
 
@@ -31,20 +32,20 @@ def submit(
         proposal = gateway.propose(principal, language, source)
     except GatewayError as refused:
         return _failed(str(refused))
-    if proposal["status"] != "pending":
-        return _only_outcome(proposal["outcome"])
+    if proposal.status != "pending":
+        return _only_outcome(proposal.outcome)
     if not may_decide(principal):
-        show_handoff(console, proposal)
+        show_handoff(console, proposal.model_dump(mode="json"))
         return {"status": "pending", "changed": "nothing", "events": [],
-                "result": proposal["preview"]["result"], "error": None,
-                "run_id": proposal["id"]}  # fmt: skip
+                "result": proposal.preview.result, "error": None,
+                "run_id": proposal.id}  # fmt: skip
     return decide(gateway, principal, proposal, console=console, yes=yes, err=err)
 
 
 def decide(
     gateway: Gateway,
     principal: PrincipalView,
-    proposal: dict[str, Any],
+    proposal: Proposal,
     *,
     console: Console,
     yes: bool,
@@ -52,21 +53,19 @@ def decide(
 ) -> dict[str, Any]:
     """Show a pending proposal's preview, ask, then confirm its hash or reject it."""
     while True:
-        show_preview(console, proposal["preview"])
-        console.print(f"Proposal {proposal['id']} (expires {proposal['expires_at']})", markup=False)
-        if not yes and not _confirmed(len(proposal["preview"]["events"]), err=err):
-            gateway.reject(principal, proposal["id"])
+        show_preview(console, proposal.preview.model_dump(mode="json"))
+        console.print(f"Proposal {proposal.id} (expires {proposal.expires_at})", markup=False)
+        if not yes and not _confirmed(len(proposal.preview.events), err=err):
+            gateway.reject(principal, proposal.id)
             return {"status": "declined", "changed": "nothing", "events": [],
-                    "result": proposal["preview"]["result"], "error": None}  # fmt: skip
+                    "result": proposal.preview.result, "error": None}  # fmt: skip
         try:
-            return _only_outcome(
-                gateway.confirm(principal, proposal["id"], proposal["preview_hash"])
-            )
+            return _only_outcome(gateway.confirm(principal, proposal.id, proposal.preview_hash))
         except StaleProposalError as stale:
             if stale.fresh is None or yes:
                 return _failed(str(stale))
             console.print(shown(stale, "yellow"), highlight=False)
-            proposal = stale.fresh.model_dump(mode="json")
+            proposal = stale.fresh
         except GatewayError as refused:
             return _failed(str(refused))
 
@@ -82,5 +81,6 @@ def _failed(error: str) -> dict[str, Any]:
     return {"status": "failed", "changed": "nothing", "events": [], "result": None, "error": error}
 
 
-def _only_outcome(outcome: dict[str, Any]) -> dict[str, Any]:
-    return {key: outcome[key] for key in OUTCOME_KEYS}
+def _only_outcome(outcome: Outcome) -> dict[str, Any]:
+    """The CLI's JSON outcome: the gateway's fields but the run's id."""
+    return outcome.model_dump(mode="json", include=set(OUTCOME_KEYS))

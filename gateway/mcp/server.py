@@ -148,7 +148,7 @@ class SluiceMCP(MCPServer):
         ) -> CallToolResult:
             principal = await self._principal(ctx)
             proposal = await self._gateway(self.gateway.proposal, principal, id)
-            return _result(self._shown(proposal, ctx))
+            return _result(self._shown(proposal.model_dump(mode="json"), ctx))
 
     async def _propose(
         self, language: str, source: str, ctx: Context[Any, Any]
@@ -165,7 +165,8 @@ class SluiceMCP(MCPServer):
             if answer is not None and not isinstance(answer, ElicitResult):
                 raise ToolError("bad-request: the answer to the confirmation is not a form")
             return await self._settle(principal, run_id, preview_hash, answer, ctx)
-        proposal = await self._gateway(self.gateway.propose, principal, language, source)
+        proposed = await self._gateway(self.gateway.propose, principal, language, source)
+        proposal = proposed.model_dump(mode="json")
         if proposal["status"] != "pending" or not self._asks(ctx):
             return _result(self._shown(proposal, ctx))
         if by_result:
@@ -218,10 +219,10 @@ class SluiceMCP(MCPServer):
         decision = confirmation.accepted(answer)
         if decision is None:
             proposal = await self._gateway(self.gateway.proposal, principal, run_id)
-            return _result(self._shown(proposal, ctx))
+            return _result(self._shown(proposal.model_dump(mode="json"), ctx))
         if decision is False:
             rejected = await self._gateway(self.gateway.reject_elicited, principal, run_id)
-            return _result(self._shown(rejected, ctx))
+            return _result(self._shown(rejected.model_dump(mode="json"), ctx))
         try:
             await anyio.to_thread.run_sync(
                 lambda: self.gateway.confirm_elicited(principal, run_id, preview_hash)
@@ -233,7 +234,7 @@ class SluiceMCP(MCPServer):
         except GatewayError as error:
             raise ToolError(_message(error)) from None
         proposal = await self._gateway(self.gateway.proposal, principal, run_id)
-        return _result(self._shown(proposal, ctx))
+        return _result(self._shown(proposal.model_dump(mode="json"), ctx))
 
     def _asks(self, ctx: Context[Any, Any]) -> bool:
         return self.elicit and confirmation.can_ask(ctx.client_capabilities)
