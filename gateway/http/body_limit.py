@@ -6,7 +6,7 @@ import json
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from gateway.http.problems import PROBLEM_JSON, STATUS, TITLES, TYPE_PREFIX
+from gateway.problem import PROBLEM_JSON, STATUS, TITLES, TYPE_PREFIX
 
 
 class BodyLimit:

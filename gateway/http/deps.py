@@ -11,7 +11,6 @@ from application.principals import PrincipalView
 from gateway.bootstrap import Sluice
 from gateway.errors import GatewayError
 from gateway.facade import Gateway
-from gateway.policy.rate import RateLimiter
 from gateway.read_side import ReadSide
 
 bearer = HTTPBearer(auto_error=False, description="An API key: `Authorization: Bearer sk-...`")
@@ -39,20 +38,8 @@ def get_principal(
     if credentials is None or credentials.scheme.lower() != "bearer":
         raise GatewayError("unauthenticated", "send `Authorization: Bearer <api key>`")
     principal = gateway.authenticate(credentials.credentials)
-    admit(request.app.state.request_limiter, principal)
+    request.app.state.request_limiter.admit_request(principal)
     return principal
-
-
-def admit(limiter: RateLimiter, principal: PrincipalView) -> None:
-    """Count one request of the principal; past its cap, a rate-limited refusal."""
-    wait = limiter.admit(principal.name)
-    if wait is not None:
-        raise GatewayError(
-            "rate-limited",
-            f"cap requests_per_minute: principal {principal.name} may make "
-            f"{limiter.per_minute} requests a minute; retry in {wait:.0f} s",
-            extra={"retry_after": max(1, round(wait))},
-        )
 
 
 GatewayDep = Annotated[Gateway, Depends(get_gateway)]

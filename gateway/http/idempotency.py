@@ -25,7 +25,7 @@ from application.principals import PrincipalView
 from domain.idempotency import IdempotentRequest, request_id
 from gateway.errors import GatewayError
 from gateway.facade import Gateway
-from gateway.http.problems import PROBLEM_JSON, problem_body
+from gateway.problem import PROBLEM_JSON, problem_body
 from gateway.proposals import Recorder
 from gateway.results import Outcome
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import logging
 import sys
 from typing import Any
@@ -13,72 +12,24 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from application.inert_text import clip
-from gateway.errors import MAX_ERROR_BYTES, ErrorKind, GatewayError
+from gateway.errors import ErrorKind, GatewayError
+from gateway.problem import (
+    PROBLEM_JSON,
+    STATUS,
+    problem_document,
+)
 
-PROBLEM_JSON = "application/problem+json"
-TYPE_PREFIX = "urn:sluice:problem:"
-
-STATUS: dict[str, int] = {
-    "bad-request": 400,
-    "unauthenticated": 401,
-    "forbidden": 403,
-    "not-found": 404,
-    "method-not-allowed": 405,
-    "conflict": 409,
-    "gone": 410,
-    "payload-too-large": 413,
-    "invalid-program": 422,
-    "invalid-request": 422,
-    "cap-exceeded": 422,
-    "refused": 422,
-    "idempotency-key-reused": 422,
-    "rate-limited": 429,
-    "internal": 500,
-    "unavailable": 503,
-}
-TITLES: dict[str, str] = {
-    "bad-request": "The request is malformed",
-    "unauthenticated": "An API key is required",
-    "forbidden": "Not allowed for this principal",
-    "not-found": "No such resource",
-    "method-not-allowed": "Method not allowed",
-    "conflict": "The store moved on; nothing was written",
-    "gone": "The proposal has ended",
-    "payload-too-large": "The request body is too large",
-    "invalid-program": "The program fails its checks",
-    "invalid-request": "The request body does not match its schema",
-    "cap-exceeded": "A cap was exceeded; nothing was written",
-    "refused": "A use case refused; nothing was written",
-    "idempotency-key-reused": "This Idempotency-Key was used with another request",
-    "rate-limited": "Too many requests",
-    "internal": "Internal error",
-    "unavailable": "Not available",
-}
 log = logging.getLogger("sluice.http")
 
 
 def problem(kind: str, detail: str, **extensions: Any) -> JSONResponse:
-    status = STATUS[kind]
-    body = {
-        "type": TYPE_PREFIX + kind,
-        "title": TITLES[kind],
-        "status": status,
-        # It may quote the request (a field's name, a value): printable and bounded.
-        "detail": clip(detail, MAX_ERROR_BYTES),
-        **{k: v for k, v in extensions.items() if v is not None},
-    }
+    body = problem_document(kind, detail, **extensions)
     headers = {}
     if kind == "unauthenticated":
         headers["WWW-Authenticate"] = "Bearer"
     if "retry_after" in extensions:
         headers["Retry-After"] = str(extensions["retry_after"])
-    return JSONResponse(body, status_code=status, media_type=PROBLEM_JSON, headers=headers)
-
-
-def problem_body(error: GatewayError) -> tuple[int, dict[str, Any]]:
-    response = from_gateway_error(error)
-    return response.status_code, json.loads(bytes(response.body))
+    return JSONResponse(body, status_code=STATUS[kind], media_type=PROBLEM_JSON, headers=headers)
 
 
 def from_gateway_error(error: GatewayError) -> JSONResponse:

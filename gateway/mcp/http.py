@@ -28,11 +28,10 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from application.principals import PrincipalView
 from gateway.errors import GatewayError
 from gateway.facade import Gateway
-from gateway.http.deps import admit
-from gateway.http.problems import problem_body
 from gateway.mcp.server import SluiceMCP
 from gateway.mcp.session_quota import SessionQuota
 from gateway.policy.rate import RateLimiter
+from gateway.problem import problem_body
 
 PATH = "/mcp"
 # JSON-RPC leaves -32000 to -32099 to servers: this one means "no key that names anyone".
@@ -73,7 +72,7 @@ class BearerGate:
 
     def _admit(self, key: str | None) -> PrincipalView:
         principal = self.gateway.authenticate(key)
-        admit(self.limiter, principal)
+        self.limiter.admit_request(principal)
         return principal
 
 

@@ -7,7 +7,9 @@ shares one cap, and a restart forgets nothing. No 60 s ever admits more than the
 from __future__ import annotations
 
 from application.ledger import Ledger
+from application.principals import PrincipalView
 from application.rate_counter import MemoryRateCounter, RateCounter, open_rate_counter
+from gateway.errors import GatewayError
 
 REQUESTS = "requests_per_minute"
 PROGRAMS = "programs_per_minute"
@@ -26,6 +28,17 @@ class RateLimiter:
     def admit(self, principal: str) -> float | None:
         """None if admitted; else the seconds to wait before the next one is admitted."""
         return self.counter.admit(principal, self.per_minute)
+
+    def admit_request(self, principal: PrincipalView) -> None:
+        """Count one request of the principal; past its cap, a rate-limited refusal."""
+        wait = self.admit(principal.name)
+        if wait is not None:
+            raise GatewayError(
+                "rate-limited",
+                f"cap requests_per_minute: principal {principal.name} may make "
+                f"{self.per_minute} requests a minute; retry in {wait:.0f} s",
+                extra={"retry_after": max(1, round(wait))},
+            )
 
     def close(self) -> None:
         self.counter.close()

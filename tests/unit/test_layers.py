@@ -1,0 +1,71 @@
+"""Dependencies point inward: the layers of DESIGN.md, and inside the gateway its core apart
+from the interfaces that drive it and from the agent, a client of the facade.
+
+Read from the source with `ast`, so a new import that crosses a line fails here at once.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+OURS = ("domain", "application", "gateway", "infrastructure")
+# Packages that only the outer layers may use.
+FRAMEWORKS = ("fastapi", "starlette", "uvicorn", "asyncpg", "openai", "mcp", "pydantic_monty")
+INTERFACES = ("gateway.http", "gateway.cli", "gateway.mcp", "gateway.console")
+CORE = (
+    "gateway.catalog", "gateway.errors", "gateway.facade", "gateway.plans", "gateway.policy",
+    "gateway.problem", "gateway.program", "gateway.proposals", "gateway.read_side",
+    "gateway.runs", "gateway.sheets", "gateway.stubs", "gateway.text_fields",
+)  # fmt: skip
+# What each part may not import (a module, or any module under it).
+FORBIDDEN: dict[str, tuple[str, ...]] = {
+    "domain": ("application", "gateway", "infrastructure", "pydantic", *FRAMEWORKS),
+    "application": ("gateway", "infrastructure", *FRAMEWORKS),
+    "infrastructure": ("gateway",),
+    **{core: (*INTERFACES, "gateway.agent", "gateway.bootstrap", "gateway.demo") for core in CORE},
+    "gateway.agent": INTERFACES,
+    "gateway.mcp": ("gateway.http", "gateway.cli", "gateway.console"),
+}
+
+
+def modules() -> Iterator[tuple[str, Path]]:
+    for package in OURS:
+        for path in sorted((ROOT / package).rglob("*.py")):
+            name = ".".join(path.relative_to(ROOT).with_suffix("").parts)
+            yield name.removesuffix(".__init__"), path
+
+
+def imported(path: Path) -> Iterator[tuple[str, int]]:
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                yield alias.name, node.lineno
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            yield node.module, node.lineno
+
+
+def within(name: str, package: str) -> bool:
+    return name == package or name.startswith(package + ".")
+
+
+@pytest.mark.parametrize("part", sorted(FORBIDDEN))
+def test_each_part_imports_only_inward(part: str) -> None:
+    crossings = [
+        f"{path.relative_to(ROOT)}:{line} imports {target}"
+        for name, path in modules()
+        if within(name, part)
+        for target, line in imported(path)
+        if any(within(target, forbidden) for forbidden in FORBIDDEN[part])
+    ]
+    assert crossings == []
+
+
+def test_the_rule_sees_every_part_it_names() -> None:
+    names = [name for name, _ in modules()]
+    for part in FORBIDDEN:
+        assert any(within(name, part) for name in names), f"no module is {part}"
