@@ -7,6 +7,7 @@ from typing import Any, Literal
 
 from application.inert_text import clip
 from domain.errors import DomainError
+from gateway.results import Proposal, StaleConfirmation
 
 # A refusal may quote what it refuses (a value, an exception's text): it is kept and shown
 # as printable text of at most this many UTF-8 bytes, the cut marked.
@@ -87,6 +88,28 @@ def refusal_name(refusal: type[DomainError]) -> str:
 
 
 _WORD_START = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
+
+
+class StaleProposalError(GatewayError):
+    """Confirming a preview that is no longer the proposal's (a conflict): nothing was
+    written. `stale.proposal` is the proposal as it is now: a fresh preview to review and
+    confirm when it is pending, or failed when the program now fails. The JSON edges show
+    it as the problem's `proposal` (without its outcome)."""
+
+    def __init__(
+        self, message: str, proposal: Proposal, *, refusal: DomainError | None = None
+    ) -> None:
+        shown = proposal.model_dump(mode="json", exclude={"outcome"})
+        super().__init__(
+            "conflict", message, run_id=proposal.id, extra={"proposal": shown}, refusal=refusal
+        )
+        self.stale = StaleConfirmation(run_id=proposal.id, message=self.message, proposal=proposal)
+
+    @property
+    def fresh(self) -> Proposal | None:
+        """The fresh preview's proposal, when it waits for a person's confirmation."""
+        proposal = self.stale.proposal
+        return proposal if proposal.status == "pending" else None
 
 
 # The stage a program failed at decides who must act, hence the kind of error.

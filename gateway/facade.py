@@ -41,6 +41,7 @@ from gateway.policy.rate import PROGRAMS, RateLimiter
 from gateway.program.runner import ProgramRunner
 from gateway.program.sandbox import CallRefusedError, SandboxBusyError
 from gateway.proposals import Clock, Proposals, Recorder, utc_now
+from gateway.results import Outcome, Proposal
 from gateway.runs import outcome_json
 from gateway.text_fields import check_source, check_words
 
@@ -106,7 +107,7 @@ class Gateway:
         *,
         record: Recorder | None = None,
         consistent: bool = False,
-    ) -> dict[str, Any]:
+    ) -> Outcome:
         """A direct call by the principal's own client: same permissions and caps, no preview.
 
         `record`, given the response, returns an aggregate to append in the same transaction
@@ -138,8 +139,7 @@ class Gateway:
                     kind, str(refusal), run_id=run, refusal=refusal.refusal
                 ) from None
             if not uow.events and use_case_class.kind == "read":
-                return {"status": "committed", "changed": "nothing", "events": [],
-                        "result": result, "error": None, "run_id": None}  # fmt: skip
+                return _answered(result)
             try:
                 return self._commit_direct(principal, source, uow, result, record)
             except ConflictError as conflict:
@@ -151,7 +151,7 @@ class Gateway:
 
     def propose(
         self, principal: PrincipalView, language: str, source: str, *, request: str | None = None
-    ) -> dict[str, Any]:
+    ) -> Proposal:
         # Text no store or screen should hold is refused before anything is counted or kept.
         check_source(source)
         if request is not None:
@@ -159,7 +159,7 @@ class Gateway:
         with self._running(principal, "propose", ""), _sandbox_busy_is_unavailable():
             return self.proposals.propose(principal, language, source, request=request)
 
-    def proposal(self, principal: PrincipalView, run_id: str) -> dict[str, Any]:
+    def proposal(self, principal: PrincipalView, run_id: str) -> Proposal:
         return self.proposals.get(principal, run_id)
 
     def confirm(
@@ -169,20 +169,18 @@ class Gateway:
         preview_hash: str,
         *,
         record: Recorder | None = None,
-    ) -> dict[str, Any]:
+    ) -> Outcome:
         self.check_decides(principal, run_id, "confirm")
         # Committing a preview runs nothing, so it takes none of the principal's programs at
         # once; a stale one previews the program again (`_rerun`), and may meet a busy sandbox.
         with _sandbox_busy_is_unavailable():
             return self.proposals.confirm(principal, run_id, preview_hash, record=record)
 
-    def reject(self, principal: PrincipalView, run_id: str) -> dict[str, Any]:
+    def reject(self, principal: PrincipalView, run_id: str) -> Proposal:
         self.check_decides(principal, run_id, "reject")
         return self.proposals.reject(principal, run_id)
 
-    def confirm_elicited(
-        self, principal: PrincipalView, run_id: str, preview_hash: str
-    ) -> dict[str, Any]:
+    def confirm_elicited(self, principal: PrincipalView, run_id: str, preview_hash: str) -> Outcome:
         """Confirm for the person at the principal's MCP client, who accepted this very
         preview when their client asked them (elicitation). The answer is theirs, so the
         policy lets it decide whatever the key's scope: the one route on which an agent's
@@ -191,7 +189,7 @@ class Gateway:
         with _sandbox_busy_is_unavailable():
             return self.proposals.confirm(principal, run_id, preview_hash)
 
-    def reject_elicited(self, principal: PrincipalView, run_id: str) -> dict[str, Any]:
+    def reject_elicited(self, principal: PrincipalView, run_id: str) -> Proposal:
         """Reject for the person at the principal's MCP client, who declined when asked."""
         self.check_decides(principal, run_id, "reject", "elicitation")
         return self.proposals.reject(principal, run_id)
@@ -285,15 +283,14 @@ class Gateway:
 
     def _query(
         self, use_case: UseCase[Any], visible: frozenset[str] | None, *, consistent: bool
-    ) -> dict[str, Any]:
+    ) -> Outcome:
         assert self.queries is not None
         try:
             value = self.queries.answer(use_case, visible, consistent=consistent)
         except DomainError as refusal:
             raise CallRefusedError.refusing(use_case.name, refusal) from None
         result = type(use_case).result_adapter().dump_python(value, mode="json")
-        return {"status": "committed", "changed": "nothing", "events": [], "result": result,
-                "error": None, "run_id": None}  # fmt: skip
+        return _answered(result)
 
     def _execute(self, use_case: UseCase[Any], uow: UnitOfWork) -> Any:
         try:
@@ -309,20 +306,27 @@ class Gateway:
         uow: UnitOfWork,
         result: Any,
         record: Recorder | None,
-    ) -> dict[str, Any]:
+    ) -> Outcome:
         shown = [uow.view(e) for e in uow.events]
         run = self.proposals.direct_run(principal, source, uow, shown, result)
         response = outcome_json(run)
         kept = [record(response)] if record else []
         committed = uow.commit(run, *kept)
         if record:
-            return response
+            return Outcome.model_validate(response)
         events = [uow.view(c.event, c.position) for c in committed]
-        return outcome_json(run) | {"events": events}
+        return Outcome.model_validate(response | {"events": events})
 
     def _record_failure(self, principal: PrincipalView, source: str, error: str) -> str:
         run = self.proposals.failed_run(principal, source, error)
         return str(run.id)
+
+
+def _answered(result: Any) -> Outcome:
+    """A read's answer: nothing changed, nothing recorded."""
+    return Outcome(
+        run_id=None, status="committed", changed="nothing", events=[], result=result, error=None
+    )
 
 
 @contextmanager

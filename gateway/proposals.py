@@ -27,14 +27,15 @@ from application.principals import PrincipalView
 from application.unit_of_work import UnitOfWork
 from domain.run import COMMITTED, EXPIRED, PENDING, Run
 from gateway.catalog import Catalog
-from gateway.errors import MAX_ERROR_BYTES, STAGE_KINDS, GatewayError
+from gateway.errors import MAX_ERROR_BYTES, STAGE_KINDS, GatewayError, StaleProposalError
 from gateway.plans import at_step, compile_plan
 from gateway.policy.access import PrincipalGuard
 from gateway.policy.caps import Caps
 from gateway.policy.decisions import may_decide_run, may_read_run, visible_accounts
 from gateway.program.errors import ProgramError
 from gateway.program.runner import Preview, ProgramRunner
-from gateway.runs import outcome_json, proposal_json
+from gateway.results import Outcome, Proposal
+from gateway.runs import outcome_json, outcome_of, proposal_of
 
 LANGUAGES = ("python", "plan")
 # Given a response, an aggregate to append with the effect that produced it.
@@ -71,7 +72,7 @@ class Proposals:
 
     def propose(
         self, principal: PrincipalView, language: str, source: str, *, request: str | None = None
-    ) -> dict[str, Any]:
+    ) -> Proposal:
         """Check and preview; a write program waits for confirmation of its preview hash."""
         preview, steps = self._preview(principal, language, source)
         run = Run(
@@ -92,14 +93,15 @@ class Proposals:
             run.confirm(principal.name)
             run.commit([])
         self.ledger.save(run)
-        return proposal_json(run) | {"outcome": outcome_json(run)}
+        return proposal_of(run)
 
-    def get(self, principal: PrincipalView, run_id: str) -> dict[str, Any]:
+    def get(self, principal: PrincipalView, run_id: str) -> Proposal:
         run = self._load(principal, run_id, reading=True)
-        shown = proposal_json(run) | {"outcome": outcome_json(run)}
+        shown = proposal_of(run)
         if run.status == PENDING and self.clock() >= run.expires_at:
             # Past its time, a proposal reads as expired before anyone records it so.
-            shown["status"] = shown["outcome"]["status"] = EXPIRED
+            outcome = shown.outcome.model_copy(update={"status": EXPIRED})
+            return shown.model_copy(update={"status": EXPIRED, "outcome": outcome})
         return shown
 
     def confirm(
@@ -109,7 +111,7 @@ class Proposals:
         preview_hash: str,
         *,
         record: Recorder | None = None,
-    ) -> dict[str, Any]:
+    ) -> Outcome:
         """Commit the confirmed preview once; a stale one gets a conflict and a fresh preview.
 
         Any number of requests may decide one proposal at once: whichever loses a race on
@@ -129,12 +131,12 @@ class Proposals:
         except IntegrityError:
             return self._after_conflict(principal, run_id, preview_hash)
         if record:
-            return response
+            return Outcome.model_validate(response)
         shown = len(run.preview["events"])
         positions = [r.notification.id for r in recordings[:shown]]
-        return outcome_json(run, positions)
+        return outcome_of(run, positions)
 
-    def reject(self, principal: PrincipalView, run_id: str) -> dict[str, Any]:
+    def reject(self, principal: PrincipalView, run_id: str) -> Proposal:
         for _ in range(RACES):
             run = self._load(principal, run_id)
             self._check_open(run)
@@ -143,7 +145,7 @@ class Proposals:
                 self.ledger.save(run)
             except IntegrityError:
                 continue  # another request changed the run first: read it again
-            return proposal_json(run) | {"outcome": outcome_json(run)}
+            return proposal_of(run)
         raise _busy(run_id)
 
     # Inside.
@@ -297,20 +299,18 @@ class Proposals:
                 run_id=str(run.id),
             )
 
-    def _settled(self, run: Run, preview_hash: str) -> dict[str, Any] | None:
+    def _settled(self, run: Run, preview_hash: str) -> Outcome | None:
         """The answer to confirming `preview_hash` when it cannot commit now, else None:
         the outcome if that very preview committed, `gone` if the run ended, `conflict`
         with the current preview if it is another."""
         if run.status == COMMITTED and run.preview_hash == preview_hash:
-            return outcome_json(run)  # confirming twice commits once
+            return outcome_of(run)  # confirming twice commits once
         self._check_open(run)
         if preview_hash != run.preview_hash:
-            raise GatewayError(
-                "conflict",
+            raise StaleProposalError(
                 f"preview_hash {preview_hash[:12]}... is not the current preview of "
                 f"proposal {run.id}; review the current preview and confirm its hash",
-                run_id=str(run.id),
-                extra={"proposal": proposal_json(run)},
+                proposal_of(run),
             )
         return None
 
@@ -319,9 +319,7 @@ class Proposals:
         assert isinstance(current, Run)
         return current
 
-    def _after_conflict(
-        self, principal: PrincipalView, run_id: str, preview_hash: str
-    ) -> dict[str, Any]:
+    def _after_conflict(self, principal: PrincipalView, run_id: str, preview_hash: str) -> Outcome:
         """The commit was refused: the run or an account it read moved on since the preview."""
         run = self._load(principal, run_id)
         settled = self._settled(run, preview_hash)
@@ -354,13 +352,7 @@ class Proposals:
             settled = self._settled(run, preview_hash)
             if settled is not None:
                 return settled
-        raise GatewayError(
-            "conflict",
-            message,
-            run_id=str(run.id),
-            extra={"proposal": proposal_json(run)},
-            refusal=refusal,
-        )
+        raise StaleProposalError(message, proposal_of(run), refusal=refusal)
 
 
 def _busy(run_id: str) -> GatewayError:

@@ -29,7 +29,7 @@ class ReadSide:
         self, principal: PrincipalView, *, consistent: bool = False
     ) -> list[dict[str, Any]]:
         outcome = self.gateway.call(principal, "list_accounts", {}, consistent=consistent)
-        result: list[dict[str, Any]] = outcome["result"]
+        result: list[dict[str, Any]] = outcome.result
         return result
 
     def account(
@@ -46,7 +46,7 @@ class ReadSide:
     ) -> list[dict[str, Any]]:
         self.account(principal, account, consistent=consistent)  # 403 or 404 first
         outcome = self.gateway.call(principal, "statement", {"account": account, "limit": limit})
-        entries: list[dict[str, Any]] = outcome["result"]
+        entries: list[dict[str, Any]] = outcome.result
         return entries
 
     def events(self, principal: PrincipalView, after: int, limit: int) -> list[dict[str, Any]]:

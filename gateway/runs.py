@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from domain.run import COMMITTED, Run
+from gateway.results import Outcome, Proposal
 
 
 def proposal_json(run: Run) -> dict[str, Any]:
@@ -44,3 +45,13 @@ def outcome_json(run: Run, positions: Sequence[int] | None = None) -> dict[str, 
         "result": run.preview.get("result") if committed else None,
         "error": run.error,
     }
+
+
+def outcome_of(run: Run, positions: Sequence[int] | None = None) -> Outcome:
+    """The run's outcome, typed."""
+    return Outcome.model_validate(outcome_json(run, positions))
+
+
+def proposal_of(run: Run) -> Proposal:
+    """The run as a proposal, with its outcome."""
+    return Proposal.model_validate(proposal_json(run) | {"outcome": outcome_json(run)})

@@ -58,13 +58,14 @@ class Programs:
 
     def propose(self, source: str) -> dict[str, Any]:
         """The proposal and its preview; a refused program raises GatewayError."""
-        return self.proposals.propose(PERSON, "python", source)
+        return self.proposals.propose(PERSON, "python", source).model_dump(mode="json")
 
     def confirm(self, proposal: dict[str, Any]) -> Outcome:
         try:
-            outcome = self.proposals.confirm(PERSON, proposal["id"], proposal["preview_hash"])
+            confirmed = self.proposals.confirm(PERSON, proposal["id"], proposal["preview_hash"])
         except GatewayError as refused:
             return _failed(refused)
+        outcome = confirmed.model_dump(mode="json")
         return Outcome(
             status=outcome["status"],
             events=outcome["events"],

@@ -176,14 +176,16 @@ class Agent:
             try:
                 proposal = self.gateway.propose(
                     principal, reply.language, reply.source, request=request
-                )
+                ).model_dump(mode="json")
             except GatewayError as refusal:
                 errors = check_errors(self.gateway, principal, refusal)
                 if errors is None:
                     if refusal.run_id is None:
                         raise
                     # It failed while running: a decided run, for the answerer to explain.
-                    proposal = self.gateway.proposal(principal, refusal.run_id)
+                    proposal = self.gateway.proposal(principal, refusal.run_id).model_dump(
+                        mode="json"
+                    )
                 else:
                     attempts.append(attempt(reply, refusal.run_id, errors))
                     if len(attempts) == MAX_ATTEMPTS:
@@ -201,7 +203,7 @@ class Agent:
 
     def _status(self, principal: PrincipalView, turn: Turn) -> str:
         try:
-            proposal = self.gateway.proposal(principal, str(turn.run_id))
+            proposal = self.gateway.proposal(principal, str(turn.run_id)).model_dump(mode="json")
         except GatewayError:
             return f"Status of your program of turn {turn.number}: unknown."
         return status_line(turn, proposal, self._now())
@@ -213,7 +215,9 @@ class Agent:
         for turn in conversation.turns:
             if turn.kind == PROGRAM and turn.run_id:
                 try:
-                    found[turn.number] = self.gateway.proposal(principal, turn.run_id)
+                    found[turn.number] = self.gateway.proposal(principal, turn.run_id).model_dump(
+                        mode="json"
+                    )
                 except GatewayError:
                     continue
         return found

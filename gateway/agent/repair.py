@@ -29,7 +29,7 @@ def check_errors(
         return [str(refusal)]  # its text, refused before any run: it names no data
     if refusal.kind not in REPAIRABLE or refusal.run_id is None:
         return None
-    preview = gateway.proposal(principal, refusal.run_id).get("preview", {})
+    preview = gateway.proposal(principal, refusal.run_id).preview.model_dump(mode="json")
     # The guard counts a call once it passed its checks, just before the use case runs; a
     # plan refused by its schema never reached the guard, so it has no count at all.
     used = preview.get("caps", {}).get("calls", {}).get("used", 0)

@@ -164,8 +164,8 @@ def confirm(
             proposal = sluice.gateway.proposal(principal, run_id)
         except GatewayError as refused:
             _usage_error(str(refused))
-        if proposal["status"] != "pending":
-            outcome = proposal["outcome"]
+        if proposal.status != "pending":
+            outcome = proposal.outcome.model_dump(mode="json")
         else:
             outcome = decide(
                 sluice.gateway, principal, proposal, console=human, yes=yes, err=json_out
@@ -204,7 +204,7 @@ def call(
         except GatewayError as refused:
             typer.echo(as_json(refused.to_json()))
             raise typer.Exit(1) from None
-    typer.echo(as_json(outcome))
+    typer.echo(as_json(outcome.model_dump(mode="json")))
 
 
 @app.command()

@@ -18,7 +18,7 @@ from application.principals import PrincipalView
 from gateway.agent import Agent
 from gateway.bootstrap import Sluice
 from gateway.cli.render import framed, show_handoff, show_outcome, show_preview, shown
-from gateway.errors import GatewayError
+from gateway.errors import GatewayError, StaleProposalError
 from gateway.policy.decisions import may_decide
 
 GREETING = """Sluice agent, acting as {principal} ({role}). Store: {where}
@@ -124,12 +124,14 @@ def _decide(
                 return
             gateway.confirm(principal, proposal["id"], proposal["preview_hash"])
             return
-        except GatewayError as refused:
-            fresh = refused.extra.get("proposal")
-            console.print(shown(refused, "yellow"), highlight=False)
-            if refused.kind != "conflict" or not fresh or fresh["status"] != "pending":
+        except StaleProposalError as stale:
+            console.print(shown(stale, "yellow"), highlight=False)
+            if stale.fresh is None:
                 return
-            proposal = fresh
+            proposal = stale.fresh.model_dump(mode="json")
+        except GatewayError as refused:
+            console.print(shown(refused, "yellow"), highlight=False)
+            return
 
 
 def _show_answer(turn: dict[str, Any], console: Console) -> None:

@@ -9,9 +9,10 @@ from rich.console import Console
 
 from application.principals import PrincipalView
 from gateway.cli.render import show_handoff, show_preview, shown
-from gateway.errors import GatewayError
+from gateway.errors import GatewayError, StaleProposalError
 from gateway.facade import Gateway
 from gateway.policy.decisions import may_decide
+from gateway.results import Outcome, Proposal
 
 OUTCOME_KEYS = ("status", "changed", "events", "result", "error")
 
@@ -31,20 +32,20 @@ def submit(
         proposal = gateway.propose(principal, language, source)
     except GatewayError as refused:
         return _failed(str(refused))
-    if proposal["status"] != "pending":
-        return _only_outcome(proposal["outcome"])
+    if proposal.status != "pending":
+        return _only_outcome(proposal.outcome)
     if not may_decide(principal):
-        show_handoff(console, proposal)
+        show_handoff(console, proposal.model_dump(mode="json"))
         return {"status": "pending", "changed": "nothing", "events": [],
-                "result": proposal["preview"]["result"], "error": None,
-                "run_id": proposal["id"]}  # fmt: skip
+                "result": proposal.preview.result, "error": None,
+                "run_id": proposal.id}  # fmt: skip
     return decide(gateway, principal, proposal, console=console, yes=yes, err=err)
 
 
 def decide(
     gateway: Gateway,
     principal: PrincipalView,
-    proposal: dict[str, Any],
+    proposal: Proposal,
     *,
     console: Console,
     yes: bool,
@@ -52,22 +53,21 @@ def decide(
 ) -> dict[str, Any]:
     """Show a pending proposal's preview, ask, then confirm its hash or reject it."""
     while True:
-        show_preview(console, proposal["preview"])
-        console.print(f"Proposal {proposal['id']} (expires {proposal['expires_at']})", markup=False)
-        if not yes and not _confirmed(len(proposal["preview"]["events"]), err=err):
-            gateway.reject(principal, proposal["id"])
+        show_preview(console, proposal.preview.model_dump(mode="json"))
+        console.print(f"Proposal {proposal.id} (expires {proposal.expires_at})", markup=False)
+        if not yes and not _confirmed(len(proposal.preview.events), err=err):
+            gateway.reject(principal, proposal.id)
             return {"status": "declined", "changed": "nothing", "events": [],
-                    "result": proposal["preview"]["result"], "error": None}  # fmt: skip
+                    "result": proposal.preview.result, "error": None}  # fmt: skip
         try:
-            return _only_outcome(
-                gateway.confirm(principal, proposal["id"], proposal["preview_hash"])
-            )
+            return _only_outcome(gateway.confirm(principal, proposal.id, proposal.preview_hash))
+        except StaleProposalError as stale:
+            if stale.fresh is None or yes:
+                return _failed(str(stale))
+            console.print(shown(stale, "yellow"), highlight=False)
+            proposal = stale.fresh
         except GatewayError as refused:
-            fresh = refused.extra.get("proposal")
-            if refused.kind != "conflict" or not fresh or fresh["status"] != "pending" or yes:
-                return _failed(str(refused))
-            console.print(shown(refused, "yellow"), highlight=False)
-            proposal = fresh
+            return _failed(str(refused))
 
 
 def _confirmed(count: int, *, err: bool) -> bool:
@@ -81,5 +81,6 @@ def _failed(error: str) -> dict[str, Any]:
     return {"status": "failed", "changed": "nothing", "events": [], "result": None, "error": error}
 
 
-def _only_outcome(outcome: dict[str, Any]) -> dict[str, Any]:
-    return {key: outcome[key] for key in OUTCOME_KEYS}
+def _only_outcome(outcome: Outcome) -> dict[str, Any]:
+    """The CLI's JSON outcome: the gateway's fields but the run's id."""
+    return outcome.model_dump(mode="json", include=set(OUTCOME_KEYS))

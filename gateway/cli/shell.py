@@ -56,7 +56,7 @@ def _show_balances(sluice: Sluice, principal: PrincipalView, console: Console) -
     except GatewayError as refused:
         console.print(shown(refused))
         return
-    for view in outcome["result"]:
+    for view in outcome.result:
         line = (
             f"  {view['account']:<12} {view['owner']:<12} {view['balance']:>10}  {view['status']}"
         )

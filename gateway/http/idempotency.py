@@ -27,6 +27,7 @@ from gateway.errors import GatewayError
 from gateway.facade import Gateway
 from gateway.problem import PROBLEM_JSON, problem_body
 from gateway.proposals import Recorder
+from gateway.results import Outcome
 
 MAX_KEY = 255
 # Answers that say "try again": never replayed.
@@ -42,7 +43,7 @@ def idempotent(
     principal: PrincipalView,
     key: str | None,
     fingerprint: str,
-    action: Callable[[Recorder | None], dict[str, Any]],
+    action: Callable[[Recorder | None], Outcome],
 ) -> Any:
     """Run `action` once per key; replay its answer (success or problem) for the same request."""
     if key is None:

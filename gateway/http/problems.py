@@ -51,7 +51,25 @@ def _unparsed_body(error: StarletteHTTPException) -> str | None:
     return None
 
 
+def document_problems(document: dict[str, Any]) -> dict[str, Any]:
+    """FastAPI files a response's model under the route's own media type (application/json,
+    text/plain); a problem's body is application/problem+json, so its schema goes there."""
+    for item in document.get("paths", {}).values():
+        for operation in item.values():
+            for response in operation.get("responses", {}).values():
+                content = response.get("content", {})
+                if PROBLEM_JSON not in content:
+                    continue
+                filed = [content.pop(media) for media in list(content) if media != PROBLEM_JSON]
+                for entry in filed:
+                    content[PROBLEM_JSON] |= entry
+    return document
+
+
 def install(app: FastAPI) -> None:
+    build = app.openapi
+    app.openapi = lambda: document_problems(build())  # type: ignore[method-assign]
+
     """Every error the app can give becomes a problem; bad input never becomes a 500."""
 
     @app.exception_handler(GatewayError)

@@ -1,4 +1,7 @@
-"""Request and response shapes, for validation and for the OpenAPI document (with examples)."""
+"""Request and response shapes, for validation and for the OpenAPI document (with examples).
+
+The gateway's results (proposal, preview, outcome, call and event records) are defined in
+gateway.results and named here again for the routes."""
 
 from __future__ import annotations
 
@@ -6,9 +9,18 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from gateway.results import (
+    HASH_EXAMPLE,
+    CallRecord,
+    EventRecord,
+    LogEvent,
+    Outcome,
+    Preview,
+    Proposal,
+    RunStory,
+    StaleConfirmation,
+)
 from gateway.text_fields import MAX_REQUEST
-
-HASH_EXAMPLE = "9f2c" + "0" * 60
 
 
 class Shape(BaseModel):
@@ -53,126 +65,6 @@ class ConfirmRequest(BaseModel):
     preview_hash: str = Field(
         description="The hash of the preview being confirmed.", max_length=128
     )
-
-
-class Event(Shape):
-    """An event, as a preview shows it (no position) or a commit reports it."""
-
-    model_config = ConfigDict(
-        extra="allow",
-        json_schema_extra={
-            "examples": [
-                {
-                    "position": 27,
-                    "account": "alice",
-                    "type": "TransferDebited",
-                    "version": 3,
-                    "timestamp": "2026-11-29T15:00:34.835113+00:00",
-                    "data": {"amount": "12.00", "counterparty": "bob", "memo": "rent"},
-                }
-            ]
-        },
-    )
-    position: int | None = Field(description="Position in the log; null until committed.")
-    account: str | None
-    type: str
-    version: int | None = Field(
-        description="The account's version after the event; null on an account the asking "
-        "customer may not see"
-    )
-    timestamp: str
-    data: dict[str, Any]
-
-
-class LogEvent(Event):
-    aggregate_id: str
-
-
-class Call(Shape):
-    name: str
-    arguments: dict[str, Any]
-    result: Any
-    line: int
-    column: int
-    events: int
-
-
-class Preview(Shape):
-    events: list[Event]
-    calls: list[Call]
-    result: Any = None
-    output: str = ""
-    caps: dict[str, Any] = {}
-    error: str | None = None
-
-
-class Outcome(Shape):
-    """The gateway's authoritative fields."""
-
-    model_config = ConfigDict(
-        extra="allow",
-        json_schema_extra={
-            "examples": [
-                {
-                    "run_id": "5b0c2f1e-0000-4000-8000-000000000000",
-                    "status": "committed",
-                    "changed": 2,
-                    "events": [],
-                    "result": {"payer_balance": "90.00"},
-                    "error": None,
-                }
-            ]
-        },
-    )
-
-    run_id: str | None
-    status: str
-    changed: int | Literal["nothing"]
-    events: list[Event]
-    result: Any = None
-    error: str | None
-
-
-class Proposal(Shape):
-    """A proposal; `outcome` holds the gateway's fields once it is decided."""
-
-    model_config = ConfigDict(
-        extra="allow",
-        json_schema_extra={
-            "examples": [
-                {"id": "5b0c2f1e-0000-4000-8000-000000000000", "status": "pending",
-                 "principal": "alice", "kind": "program", "language": "python",
-                 "source": 'transfer(payer="alice", payee="bob", amount=10)', "request": None,
-                 "preview": {"events": [], "calls": [], "result": None, "output": "",
-                             "caps": {"transfer": {"used": 1, "limit": 10}}, "error": None},
-                 "preview_hash": HASH_EXAMPLE, "expires_at": "2026-11-29T15:15:00+00:00",
-                 "created_at": "2026-11-29T15:00:00+00:00", "confirmed_by": None,
-                 "decided_by": None, "error": None,
-                 "outcome": {"run_id": "5b0c2f1e-0000-4000-8000-000000000000",
-                             "status": "pending", "changed": "nothing", "events": [],
-                             "result": None, "error": None}}
-            ]
-        },
-    )  # fmt: skip
-    id: str
-    status: Literal["pending", "committed", "failed", "rejected", "expired"]
-    principal: str
-    kind: str
-    language: str
-    source: str
-    request: str | None
-    preview: Preview
-    preview_hash: str
-    expires_at: str
-    created_at: str
-    confirmed_by: str | None
-    decided_by: str | None
-    error: str | None
-    outcome: Outcome
-
-
-class RunStory(Proposal):
-    history: list[dict[str, Any]]
 
 
 class AccountView(Shape):
@@ -292,8 +184,38 @@ class Problem(Shape):
     )
 
 
+class StaleProblem(Problem):
+    """Confirming a stale preview: nothing was written; `proposal` is the proposal as it is
+    now (without its outcome): a fresh preview to review and confirm when it is pending."""
+
+    proposal: dict[str, Any] | None = Field(
+        default=None,
+        description="The proposal's fields as GET /v1/programs/{run_id} shows them, "
+        "without `outcome`; absent when the proposal only kept changing while deciding it.",
+    )
+
+
+class Sheet(Shape):
+    """A use case's sheet: what it does and the JSON Schemas of its parameters and result."""
+
+    name: str
+    description: str
+    kind: Literal["read", "write"]
+    parameters: dict[str, Any] = Field(description="JSON Schema of the arguments.")
+    returns: dict[str, Any] = Field(description="JSON Schema of the result.")
+
+
+class PlanSchema(Shape):
+    """A JSON Schema (draft 2020-12) that a plan must satisfy."""
+
+
+def problem_response(description: str, model: type[Problem] = Problem) -> dict[str, Any]:
+    """A documented problem response: RFC 9457 JSON, as application/problem+json."""
+    return {"model": model, "content": {"application/problem+json": {}}, "description": description}
+
+
 PROBLEMS: dict[int | str, dict[str, Any]] = {
-    status: {"model": Problem, "content": {"application/problem+json": {}}, "description": text}
+    status: problem_response(text)
     for status, text in {
         400: "Malformed request",
         401: "No or unknown API key",
@@ -306,3 +228,28 @@ PROBLEMS: dict[int | str, dict[str, Any]] = {
         429: "Rate limited",
     }.items()
 }
+
+
+__all__ = [
+    "HASH_EXAMPLE",
+    "PROBLEMS",
+    "AccountView",
+    "CallRecord",
+    "ConfirmRequest",
+    "EventRecord",
+    "Health",
+    "HealthCheck",
+    "LogEvent",
+    "Outcome",
+    "PlanSchema",
+    "Preview",
+    "Problem",
+    "ProgramRequest",
+    "Proposal",
+    "RunStory",
+    "Sheet",
+    "StaleConfirmation",
+    "StaleProblem",
+    "StatementEntry",
+    "problem_response",
+]

@@ -8,7 +8,6 @@ Two eras of the protocol ask differently: up to 2025-11-25 the server sends an
 from __future__ import annotations
 
 import json
-from typing import Any
 
 from mcp_types import (
     ClientCapabilities,
@@ -20,6 +19,7 @@ from mcp_types import (
 from mcp_types.version import is_version_at_least
 
 from application.inert_text import inert
+from gateway.results import Proposal
 
 # The first revision whose tools ask for input by returning an InputRequiredResult.
 INPUT_REQUIRED_VERSION = "2026-07-28"
@@ -40,9 +40,9 @@ def can_ask(capabilities: ClientCapabilities | None) -> bool:
     return elicitation is not None and (elicitation.form is not None or elicitation.url is None)
 
 
-def form(proposal: dict[str, Any], review_url: str) -> ElicitRequestFormParams:
+def form(proposal: Proposal, review_url: str) -> ElicitRequestFormParams:
     """The question: the effects in words, and one box to tick to commit exactly them."""
-    count = len(proposal["preview"]["events"])
+    count = len(proposal.preview.events)
     return ElicitRequestFormParams(
         message=describe(proposal, review_url),
         requested_schema={
@@ -52,7 +52,7 @@ def form(proposal: dict[str, Any], review_url: str) -> ElicitRequestFormParams:
                     "type": "boolean",
                     "title": f"Commit these {count} events",
                     "description": (
-                        f"Append exactly the events of preview {proposal['preview_hash'][:12]}, "
+                        f"Append exactly the events of preview {proposal.preview_hash[:12]}, "
                         "all or nothing. Leave unticked, or decline, to write nothing."
                     ),
                     "default": False,
@@ -63,9 +63,9 @@ def form(proposal: dict[str, Any], review_url: str) -> ElicitRequestFormParams:
     )
 
 
-def input_required(proposal: dict[str, Any], review_url: str) -> InputRequiredResult:
+def input_required(proposal: Proposal, review_url: str) -> InputRequiredResult:
     """The 2026-07-28 way to ask; `request_state` names the proposal and the preview shown."""
-    state = json.dumps({"run": proposal["id"], "preview_hash": proposal["preview_hash"]})
+    state = json.dumps({"run": proposal.id, "preview_hash": proposal.preview_hash})
     return InputRequiredResult(
         input_requests={QUESTION: ElicitRequest(params=form(proposal, review_url))},
         request_state=state,
@@ -90,22 +90,22 @@ def accepted(answer: ElicitResult | None) -> bool | None:
     return bool((answer.content or {}).get(QUESTION) is True)
 
 
-def describe(proposal: dict[str, Any], review_url: str) -> str:
+def describe(proposal: Proposal, review_url: str) -> str:
     """The preview as a person reads it, before deciding.
 
     Every value is inert (control characters written as escapes), and what the program
     printed is quoted apart: under its own heading, each of its lines starts with `  | `,
     which none of the gateway's own lines does. So printed text cannot pass for the
     gateway's words, such as a second "would append 0 events"."""
-    preview = proposal["preview"]
-    events = preview["events"]
+    preview = proposal.preview
+    events = preview.events
     lines = [
-        f"A program by {inert(proposal['principal'])} would append {len(events)} events, "
+        f"A program by {inert(proposal.principal)} would append {len(events)} events, "
         "all or nothing:",
     ]
     for number, event in enumerate(events, 1):
-        data = event.get("data", {})
-        parts = [f"{number}. {inert(str(event['account']))}: {inert(str(event['type']))}"]
+        data = event.data
+        parts = [f"{number}. {inert(str(event.account))}: {inert(event.type)}"]
         if "amount" in data:
             parts.append(f"{inert(str(data['amount']))} EUR")
         if data.get("counterparty"):
@@ -113,16 +113,16 @@ def describe(proposal: dict[str, Any], review_url: str) -> str:
         if data.get("memo"):
             parts.append(f'memo "{inert(str(data["memo"]))}"')
         lines.append("  " + ", ".join(parts))
-    lines.append(f"Result: {inert(json.dumps(preview.get('result'), ensure_ascii=False))}")
-    if preview.get("output"):
+    lines.append(f"Result: {inert(json.dumps(preview.result, ensure_ascii=False))}")
+    if preview.output:
         lines.append(
             f"Printed by the program (its own text, not Sluice's; each line after {QUOTE.strip()}):"
         )
-        printed = inert(preview["output"].rstrip("\n"), lines=True)
+        printed = inert(preview.output.rstrip("\n"), lines=True)
         lines.extend(QUOTE + line for line in printed.split("\n"))
     lines.append(
-        f"Preview {proposal['preview_hash'][:12]}, proposal {proposal['id']}, "
-        f"expires {proposal['expires_at']}."
+        f"Preview {proposal.preview_hash[:12]}, proposal {proposal.id}, "
+        f"expires {proposal.expires_at}."
     )
     lines.append(f"Review it in the web console: {review_url}")
     lines.append("Tick the box and accept to commit exactly these events; decline to discard them.")

@@ -31,9 +31,10 @@ from mcp_types import (
 from pydantic import AnyUrl, Field
 
 from application.principals import PrincipalView
-from gateway.errors import GatewayError
+from gateway.errors import GatewayError, StaleProposalError
 from gateway.facade import Gateway
 from gateway.mcp import confirmation, state_keys
+from gateway.results import Proposal
 
 # Who asks, for one request; raises GatewayError("unauthenticated", ...) for a bad key.
 PrincipalFor = Callable[[Context[Any, Any]], PrincipalView]
@@ -166,14 +167,14 @@ class SluiceMCP(MCPServer):
                 raise ToolError("bad-request: the answer to the confirmation is not a form")
             return await self._settle(principal, run_id, preview_hash, answer, ctx)
         proposal = await self._gateway(self.gateway.propose, principal, language, source)
-        if proposal["status"] != "pending" or not self._asks(ctx):
+        if proposal.status != "pending" or not self._asks(ctx):
             return _result(self._shown(proposal, ctx))
         if by_result:
             return confirmation.input_required(proposal, self._review_url(proposal, ctx))
         return await self._ask_now(principal, proposal, ctx)
 
     async def _ask_now(
-        self, principal: PrincipalView, proposal: dict[str, Any], ctx: Context[Any, Any]
+        self, principal: PrincipalView, proposal: Proposal, ctx: Context[Any, Any]
     ) -> CallToolResult:
         """Up to 2025-11-25: ask mid-call; a stale preview is asked about again, fresh."""
         for _ in range(3):
@@ -184,8 +185,9 @@ class SluiceMCP(MCPServer):
                 related_request_id=ctx.request_id,
             )
             try:
-                return await self._decide(principal, proposal["id"], proposal["preview_hash"],
-                                          answer, ctx)  # fmt: skip
+                return await self._decide(
+                    principal, proposal.id, proposal.preview_hash, answer, ctx
+                )
             except _StaleError as stale:
                 proposal = stale.proposal
         return _result(self._shown(proposal, ctx))
@@ -226,10 +228,11 @@ class SluiceMCP(MCPServer):
             await anyio.to_thread.run_sync(
                 lambda: self.gateway.confirm_elicited(principal, run_id, preview_hash)
             )
+        except StaleProposalError as stale:
+            if stale.fresh is None:
+                raise ToolError(_message(stale)) from None
+            raise _StaleError(stale.fresh) from None
         except GatewayError as error:
-            fresh = error.extra.get("proposal")
-            if error.kind == "conflict" and fresh and fresh.get("status") == "pending":
-                raise _StaleError(fresh) from None
             raise ToolError(_message(error)) from None
         proposal = await self._gateway(self.gateway.proposal, principal, run_id)
         return _result(self._shown(proposal, ctx))
@@ -237,19 +240,20 @@ class SluiceMCP(MCPServer):
     def _asks(self, ctx: Context[Any, Any]) -> bool:
         return self.elicit and confirmation.can_ask(ctx.client_capabilities)
 
-    def _shown(self, proposal: dict[str, Any], ctx: Context[Any, Any]) -> dict[str, Any]:
-        shown = dict(proposal)
+    def _shown(self, proposal: Proposal, ctx: Context[Any, Any]) -> dict[str, Any]:
+        """The tool's JSON: the proposal, where a person reviews it, and what comes next."""
+        shown = proposal.model_dump(mode="json")
         shown["review_url"] = self._review_url(proposal, ctx)
-        if proposal["status"] == "pending":
+        if proposal.status == "pending":
             shown["next"] = (
                 "Nothing is written yet. A person confirms this exact preview in the web "
                 "console (review_url) or with `sluice confirm "
-                f"{proposal['id']}`; poll proposal_status for the outcome."
+                f"{proposal.id}`; poll proposal_status for the outcome."
             )
         return shown
 
-    def _review_url(self, proposal: dict[str, Any], ctx: Context[Any, Any]) -> str:
-        return f"{self.console(ctx)}#/proposals/{proposal['id']}"
+    def _review_url(self, proposal: Proposal, ctx: Context[Any, Any]) -> str:
+        return f"{self.console(ctx)}#/proposals/{proposal.id}"
 
     async def _principal(self, ctx: Context[Any, Any]) -> PrincipalView:
         return await self._gateway(self.who, ctx)
@@ -313,7 +317,7 @@ class SluiceMCP(MCPServer):
 class _StaleError(Exception):
     """The accounts moved since the preview: nothing was written; here is a fresh one."""
 
-    def __init__(self, proposal: dict[str, Any]) -> None:
+    def __init__(self, proposal: Proposal) -> None:
         super().__init__("stale preview")
         self.proposal = proposal
 

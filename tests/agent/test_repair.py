@@ -37,7 +37,7 @@ def test_a_program_that_fails_its_checks_is_repaired_once_with_the_errors_quoted
     assert refused["errors"][0] in repair[-1]["content"]
     assert "only repair" in repair[-1]["content"]
     # The refused attempt is in the gateway's audit trail as a failed run.
-    assert gateway.proposal(alice, refused["run_id"])["status"] == "failed"
+    assert gateway.proposal(alice, refused["run_id"]).status == "failed"
 
 
 def test_a_second_refusal_refuses_the_request_with_the_errors_shown(

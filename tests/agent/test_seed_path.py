@@ -65,7 +65,7 @@ def test_a_request_goes_from_directory_to_sheets_to_a_confirmed_commit_and_an_an
 
     # The user confirms through the gateway's own path; the agent cannot confirm.
     outcome = gateway.confirm(teller, proposal["id"], proposal["preview_hash"])
-    assert (outcome["status"], outcome["changed"]) == ("committed", 6)
+    assert (outcome.status, outcome.changed) == ("committed", 6)
 
     fake_llm.push(llm.reply("Done: bob ends with 10.00.", "success"))
     conversation = agent.conversation(teller, turn["conversation_id"])

@@ -20,17 +20,18 @@ def test_every_event_of_a_confirmed_program_traces_to_its_run(
 ) -> None:
     alice = who("alice")
     proposal = gateway.proposals.propose(alice, "python", PROGRAM, request="pay bob for lunch")
-    outcome = gateway.confirm(alice, proposal["id"], proposal["preview_hash"])
+    outcome = gateway.confirm(alice, proposal.id, proposal.preview_hash)
 
-    for event in outcome["events"]:
-        found = provenance(gateway.ledger, event["position"])
+    for event in outcome.events:
+        assert event.position is not None  # committed
+        found = provenance(gateway.ledger, event.position)
         assert found is not None
-        assert str(found.run_id) == proposal["id"]
+        assert str(found.run_id) == proposal.id
         assert found.principal == "alice"
         assert found.source == PROGRAM
         assert found.source_sha256 == hashlib.sha256(PROGRAM.encode()).hexdigest()
         assert found.request == "pay bob for lunch"
-        assert found.preview_hash == proposal["preview_hash"]
+        assert found.preview_hash == proposal.preview_hash
         assert found.confirmed_by == "alice"
         assert found.confirmed_at is not None
 
@@ -39,12 +40,13 @@ def test_direct_calls_and_the_demo_seed_are_traceable_too(
     gateway: Gateway, who: Callable[[str], PrincipalView]
 ) -> None:
     outcome = gateway.call(who("teller"), "deposit", {"account": "carla", "amount": 3})
-    [deposited] = outcome["events"]
+    [deposited] = outcome.events
 
     notes = gateway.ledger.recorder.select_notifications(1, 100)
     first_opened = next(n.id for n in notes if n.topic.endswith("Account.Opened"))
 
-    direct = provenance(gateway.ledger, deposited["position"])
+    assert deposited.position is not None  # committed
+    direct = provenance(gateway.ledger, deposited.position)
     seeded = provenance(gateway.ledger, first_opened)
 
     assert direct is not None and direct.kind == "direct" and direct.principal == "teller"
@@ -60,7 +62,7 @@ def test_every_account_event_in_the_log_has_a_run(
         proposal = gateway.propose(
             alice, "python", f'transfer(payer="alice", payee="carla", amount={amount})'
         )
-        gateway.confirm(alice, proposal["id"], proposal["preview_hash"])
+        gateway.confirm(alice, proposal.id, proposal.preview_hash)
 
     notes = gateway.ledger.recorder.select_notifications(1, 10_000)
     account_events = [n for n in notes if n.topic.startswith("domain.account:")]

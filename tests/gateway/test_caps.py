@@ -18,6 +18,7 @@ from gateway.errors import GatewayError
 from gateway.facade import Gateway
 from gateway.policy.caps import Caps, CapsConfigError
 from gateway.program.sandbox import Sandbox
+from gateway.results import Proposal
 from tests.conftest import TEST_CAPS, Clock
 from tests.gateway.conftest import accounts_state, make_gateway
 
@@ -64,7 +65,7 @@ def test_a_program_over_a_cap_is_aborted_naming_the_cap(
     assert refused.value.kind == "cap-exceeded"
     assert str(refused.value) == error
     assert accounts_state(gateway.ledger) == before
-    assert gateway.proposal(who("admin"), str(refused.value.run_id))["status"] == "failed"
+    assert gateway.proposal(who("admin"), str(refused.value.run_id)).status == "failed"
 
 
 def test_a_direct_call_obeys_the_amount_cap(
@@ -115,9 +116,9 @@ def test_a_fresh_preview_of_a_stale_proposal_counts_as_a_program_run(
     proposal = gateway.propose(alice, "python", 'transfer(payer="alice", payee="bob", amount=1)')
     gateway.call(teller, "deposit", {"account": "alice", "amount": 1})
     with pytest.raises(GatewayError) as stale:
-        gateway.confirm(alice, proposal["id"], proposal["preview_hash"])  # the second run
+        gateway.confirm(alice, proposal.id, proposal.preview_hash)  # the second run
     fresh = stale.value.extra["proposal"]
-    assert stale.value.kind == "conflict" and fresh["preview_hash"] != proposal["preview_hash"]
+    assert stale.value.kind == "conflict" and fresh["preview_hash"] != proposal.preview_hash
     gateway.call(teller, "deposit", {"account": "alice", "amount": 1})
     before = accounts_state(ledger)
     versions = len(list(ledger.events.get(proposal_id(proposal))))
@@ -131,11 +132,11 @@ def test_a_fresh_preview_of_a_stale_proposal_counts_as_a_program_run(
     )
     assert accounts_state(ledger) == before
     assert len(list(ledger.events.get(proposal_id(proposal)))) == versions  # nothing stored
-    assert gateway.proposal(alice, fresh["id"])["preview_hash"] == fresh["preview_hash"]
+    assert gateway.proposal(alice, fresh["id"]).preview_hash == fresh["preview_hash"]
 
 
-def proposal_id(proposal: dict[str, object]) -> UUID:
-    return UUID(str(proposal["id"]))
+def proposal_id(proposal: Proposal) -> UUID:
+    return UUID(proposal.id)
 
 
 def test_caps_are_configured_from_the_environment() -> None:

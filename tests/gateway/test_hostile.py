@@ -114,4 +114,4 @@ def test_a_hostile_program_is_refused_and_nothing_is_appended(
     assert accounts_state(gateway.ledger) == before
     # The gateway keeps serving.
     proposal = gateway.propose(who("alice"), "python", PAY)
-    assert proposal["status"] == "pending"
+    assert proposal.status == "pending"

@@ -182,8 +182,9 @@ def test_a_flood_the_writer_cannot_keep_up_with_is_dropped_and_counted(
 
     written = [json.loads(line) for line in lines]
     notices = [e for e in written if e["logger"] == "sluice.logs"]
-    assert len(notices) == 1, notices
-    dropped = int(notices[0]["message"].split()[0])
+    # One notice per stretch of drops: a writer slowed down by a busy machine may see several.
+    assert notices, written[-3:]
+    dropped = sum(int(notice["message"].split()[0]) for notice in notices)
     assert dropped > 0
     records = [e for e in written if e["logger"] == "sluice.flood"]
     assert len(records) + dropped == sent + 1  # each record written, or counted

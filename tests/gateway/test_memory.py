@@ -27,6 +27,7 @@ from gateway.demo import seed
 from gateway.facade import Gateway
 from gateway.http.idempotency import idempotent, request_hash
 from gateway.program.sandbox import Sandbox
+from gateway.results import Outcome
 from tests.conftest import TEST_CAPS, Clock
 from tests.gateway.conftest import make_gateway
 from tests.stores import empty_store
@@ -59,8 +60,8 @@ def propose_and_confirm(gateway: Gateway, times: int) -> None:
     teller = gateway.authenticate("sk-demo-teller")
     for _ in range(times):
         proposal = gateway.propose(teller, "python", TRANSFER)
-        outcome = gateway.confirm(teller, proposal["id"], proposal["preview_hash"])
-        assert outcome["status"] == "committed", outcome
+        outcome = gateway.confirm(teller, proposal.id, proposal.preview_hash)
+        assert outcome.status == "committed", outcome
 
 
 def test_confirmed_proposals_are_not_kept_in_memory(gateway: Gateway) -> None:
@@ -93,12 +94,12 @@ def test_replayed_idempotency_answers_are_not_kept_in_memory(gateway: Gateway) -
     arguments = {"payer": "alice", "payee": "bob", "amount": "0.01"}
     fingerprint = request_hash("/v1/use-cases/transfer", arguments)
 
-    def transfer(record: Any) -> dict[str, Any]:
+    def transfer(record: Any) -> Outcome:
         return gateway.call(teller, "transfer", arguments, record=record)
 
     for number in range(100):
         first = idempotent(gateway, teller, f"key-{number}", fingerprint, transfer)
         replay = idempotent(gateway, teller, f"key-{number}", fingerprint, transfer)
         assert replay.status_code == 200
-        assert first["run_id"] is not None
+        assert first.run_id is not None
     assert alive(IdempotentRequest) <= 2

@@ -118,8 +118,8 @@ def test_each_role_may_do_exactly_what_its_use_cases_allow(
                     use_case, args
                 )
                 proposal = funded.propose(principal, "python", source)
-                if proposal["status"] == "pending":
-                    funded.reject(principal, proposal["id"])
+                if proposal.status == "pending":
+                    funded.reject(principal, proposal.id)
         except GatewayError as refusal:
             assert refusal.kind != "forbidden" or not expect_allowed, (path, str(refusal))
             if not expect_allowed:
@@ -174,7 +174,7 @@ def test_a_customer_may_pay_any_existing_account_but_not_a_missing_one(
     with pytest.raises(GatewayError) as refused:
         gateway.call(who("alice"), "transfer", {"payer": "alice", "payee": "dan", "amount": 5})
 
-    assert paid["changed"] == 2
+    assert paid.changed == 2
     assert (refused.value.kind, str(refused.value)) == ("refused", "transfer: no account dan")
 
 
@@ -197,8 +197,8 @@ def test_the_directory_and_sheets_show_only_what_the_principal_may_call(
 def test_a_customer_lists_only_its_own_accounts(
     gateway: Gateway, who: Callable[[str], PrincipalView]
 ) -> None:
-    mine = gateway.call(who("bob"), "list_accounts", {})["result"]
-    everyone = gateway.call(who("auditor"), "list_accounts", {})["result"]
+    mine = gateway.call(who("bob"), "list_accounts", {}).result
+    everyone = gateway.call(who("auditor"), "list_accounts", {}).result
 
     assert [a["account"] for a in mine] == ["bob"]
     assert [a["account"] for a in everyone] == ["alice", "bob", "carla"]

@@ -34,12 +34,12 @@ def test_a_plan_previews_confirms_and_commits_like_a_program(
     )
 
     proposal = gateway.propose(alice, "plan", text)
-    outcome = gateway.confirm(alice, proposal["id"], proposal["preview_hash"])
+    outcome = gateway.confirm(alice, proposal.id, proposal.preview_hash)
 
-    assert proposal["language"] == "plan"
-    assert proposal["preview"]["result"] == "90.00"
-    assert [c["name"] for c in proposal["preview"]["calls"]] == ["transfer", "get_balance"]
-    assert (outcome["status"], outcome["changed"]) == ("committed", 2)
+    assert proposal.language == "plan"
+    assert proposal.preview.result == "90.00"
+    assert [c.name for c in proposal.preview.calls] == ["transfer", "get_balance"]
+    assert (outcome.status, outcome.changed) == ("committed", 2)
 
 
 @pytest.mark.parametrize(

@@ -138,16 +138,16 @@ def test_a_persons_elicited_answer_decides_an_agents_proposal_and_only_its_own(
     accepted = gateway.propose(agent, "python", TRANSFER)
     declined = gateway.propose(agent, "python", TRANSFER)
     with pytest.raises(GatewayError) as by_key:
-        gateway.confirm(agent, accepted["id"], accepted["preview_hash"])
+        gateway.confirm(agent, accepted.id, accepted.preview_hash)
     with pytest.raises(GatewayError) as not_its_own:
-        gateway.confirm_elicited(other_agent, accepted["id"], accepted["preview_hash"])
+        gateway.confirm_elicited(other_agent, accepted.id, accepted.preview_hash)
 
-    outcome = gateway.confirm_elicited(agent, accepted["id"], accepted["preview_hash"])
-    rejected = gateway.reject_elicited(agent, declined["id"])
+    outcome = gateway.confirm_elicited(agent, accepted.id, accepted.preview_hash)
+    rejected = gateway.reject_elicited(agent, declined.id)
 
     assert (by_key.value.kind, not_its_own.value.kind) == ("forbidden", "forbidden")
     assert "scope agent may propose but never confirm" in str(by_key.value)
-    assert str(not_its_own.value) == f"proposal {accepted['id']} belongs to principal alice"
-    assert outcome["status"] == "committed" and outcome["changed"] == 2
-    assert gateway.proposal(agent, accepted["id"])["confirmed_by"] == "alice"
-    assert (rejected["status"], rejected["decided_by"]) == ("rejected", "alice")
+    assert str(not_its_own.value) == f"proposal {accepted.id} belongs to principal alice"
+    assert outcome.status == "committed" and outcome.changed == 2
+    assert gateway.proposal(agent, accepted.id).confirmed_by == "alice"
+    assert (rejected.status, rejected.decided_by) == ("rejected", "alice")

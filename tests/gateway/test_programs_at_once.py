@@ -86,7 +86,7 @@ def test_one_more_program_is_refused_at_once_counting_and_writing_nothing(
     # Only the runaway's run is written; the refusal was not counted in programs_per_minute:
     # two more programs are still alice's this minute.
     assert written_since(ledger, head) == {timed_out.run_id}
-    assert gateway.propose(alice, "python", PAY_BOB)["status"] == "pending"
+    assert gateway.propose(alice, "python", PAY_BOB).status == "pending"
     gateway.propose(bob, "python", 'get_balance(account="bob")')
 
 
@@ -98,8 +98,8 @@ def test_other_principals_run_while_one_is_at_its_limit(
     with running(gateway, alice):
         read = gateway.propose(bob, "python", 'get_balance(account="bob")')
 
-    assert read["outcome"]["status"] == "committed"
-    assert read["outcome"]["result"] == "0.00"
+    assert read.outcome.status == "committed"
+    assert read.outcome.result == "0.00"
 
 
 def test_a_confirmation_that_runs_nothing_is_not_held_back(
@@ -110,9 +110,9 @@ def test_a_confirmation_that_runs_nothing_is_not_held_back(
 
     # Her agent's program runs; she confirms the preview she read: it commits.
     with running(gateway, alice):
-        outcome = gateway.confirm(alice, proposal["id"], proposal["preview_hash"])
+        outcome = gateway.confirm(alice, proposal.id, proposal.preview_hash)
 
-    assert outcome["status"] == "committed"
+    assert outcome.status == "committed"
 
 
 def test_a_stale_confirmation_waits_for_the_principals_program_then_previews_afresh(
@@ -124,12 +124,12 @@ def test_a_stale_confirmation_waits_for_the_principals_program_then_previews_afr
 
     # Her runaway ends on its 1 s time cap, well within the 5 s a program waits for a worker.
     with running(gateway, alice), pytest.raises(GatewayError) as stale:
-        gateway.confirm(alice, proposal["id"], proposal["preview_hash"])
+        gateway.confirm(alice, proposal.id, proposal.preview_hash)
 
     assert stale.value.kind == "conflict"  # as any stale confirmation: a fresh preview
     fresh = stale.value.extra["proposal"]
-    assert fresh["preview_hash"] != proposal["preview_hash"]
-    assert gateway.confirm(alice, fresh["id"], fresh["preview_hash"])["status"] == "committed"
+    assert fresh["preview_hash"] != proposal.preview_hash
+    assert gateway.confirm(alice, fresh["id"], fresh["preview_hash"]).status == "committed"
 
 
 def test_a_stale_confirmation_whose_principal_stays_busy_is_refused_and_stays_pending(
@@ -146,7 +146,7 @@ def test_a_stale_confirmation_whose_principal_stays_busy_is_refused_and_stays_pe
         head = ledger.recorder.max_notification_id()
 
         with running(gateway, alice) as runaway, pytest.raises(GatewayError) as refused:
-            gateway.confirm(alice, proposal["id"], proposal["preview_hash"])
+            gateway.confirm(alice, proposal.id, proposal.preview_hash)
 
         assert refused.value.kind == "rate-limited"
         assert str(refused.value) == (
@@ -158,9 +158,9 @@ def test_a_stale_confirmation_whose_principal_stays_busy_is_refused_and_stays_pe
         assert accounts_state(ledger) == before
         (timed_out,) = runaway
         assert written_since(ledger, head) == {timed_out.run_id}  # the runaway's run alone
-        shown = gateway.proposal(alice, proposal["id"])
-        assert shown["status"] == "pending"
-        assert shown["preview_hash"] == proposal["preview_hash"]
+        shown = gateway.proposal(alice, proposal.id)
+        assert shown.status == "pending"
+        assert shown.preview_hash == proposal.preview_hash
     finally:
         sandbox.close()
 

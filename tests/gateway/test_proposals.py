@@ -18,7 +18,7 @@ from application.ledger import Ledger
 from application.principals import PrincipalView
 from application.store_config import eventsourcing_env
 from gateway.catalog import Catalog
-from gateway.errors import GatewayError
+from gateway.errors import GatewayError, StaleProposalError
 from gateway.facade import Gateway
 from gateway.program.sandbox import Sandbox
 from tests.conftest import TEST_CAPS, Clock
@@ -39,17 +39,17 @@ def test_a_proposal_shows_its_preview_and_waits_for_confirmation(
 
     proposal = gateway.propose(who("alice"), "python", PAY_BOB)
 
-    assert {"id", "status", "preview", "preview_hash", "expires_at"} <= set(proposal)
-    assert proposal["status"] == "pending"
-    assert {"events", "calls", "result"} <= set(proposal["preview"])
-    assert [e["type"] for e in proposal["preview"]["events"]] == [
+    assert {"id", "status", "preview", "preview_hash", "expires_at"} <= set(proposal.model_dump())
+    assert proposal.status == "pending"
+    assert {"events", "calls", "result"} <= set(proposal.preview.model_dump())
+    assert [e.type for e in proposal.preview.events] == [
         "TransferDebited",
         "TransferCredited",
     ]
-    assert proposal["preview"]["calls"][0]["name"] == "transfer"
-    assert proposal["preview"]["caps"]["transfer"] == {"used": 1, "limit": 10}
-    assert proposal["expires_at"] == "2026-11-29T12:15:00+00:00"
-    assert len(proposal["preview_hash"]) == 64
+    assert proposal.preview.calls[0].name == "transfer"
+    assert proposal.preview.caps["transfer"] == {"used": 1, "limit": 10}
+    assert proposal.expires_at == "2026-11-29T12:15:00+00:00"
+    assert len(proposal.preview_hash) == 64
     assert accounts_state(gateway.ledger) == before
 
 
@@ -58,12 +58,12 @@ def test_confirming_commits_exactly_the_previewed_events(
 ) -> None:
     alice = who("alice")
     proposal = gateway.propose(alice, "python", PAY_BOB)
-    run: Any = gateway.ledger.repository.get(UUID(proposal["id"]))
+    run: Any = gateway.ledger.repository.get(UUID(proposal.id))
     end = gateway.ledger.recorder.max_notification_id() or 0
 
-    outcome = gateway.confirm(alice, proposal["id"], proposal["preview_hash"])
+    outcome = gateway.confirm(alice, proposal.id, proposal.preview_hash)
 
-    assert (outcome["status"], outcome["changed"], outcome["error"]) == ("committed", 2, None)
+    assert (outcome.status, outcome.changed, outcome.error) == ("committed", 2, None)
     appended = log_tail(gateway.ledger, end)
     previewed = [
         (s["originator_id"], s["originator_version"], s["topic"], base64.b64decode(s["state"]))
@@ -74,7 +74,7 @@ def test_confirming_commits_exactly_the_previewed_events(
         "Confirmed",
         "Committed",
     ]
-    assert [e["position"] for e in outcome["events"]] == [end + 1, end + 2]
+    assert [e.position for e in outcome.events] == [end + 1, end + 2]
 
 
 def test_confirming_twice_commits_once(
@@ -82,12 +82,12 @@ def test_confirming_twice_commits_once(
 ) -> None:
     alice = who("alice")
     proposal = gateway.propose(alice, "python", PAY_BOB)
-    first = gateway.confirm(alice, proposal["id"], proposal["preview_hash"])
+    first = gateway.confirm(alice, proposal.id, proposal.preview_hash)
     after_first = gateway.ledger.recorder.max_notification_id()
 
-    second = gateway.confirm(alice, proposal["id"], proposal["preview_hash"])
+    second = gateway.confirm(alice, proposal.id, proposal.preview_hash)
 
-    assert second["status"] == first["status"] == "committed"
+    assert second.status == first.status == "committed"
     assert gateway.ledger.recorder.max_notification_id() == after_first
     assert accounts_state(gateway.ledger)["alice"][0] == Decimal("70.00")
 
@@ -104,23 +104,48 @@ def test_a_stale_preview_commits_nothing_and_comes_back_fresh(
     before = accounts_state(gateway.ledger)
 
     with pytest.raises(GatewayError) as stale:
-        gateway.confirm(alice, proposal["id"], proposal["preview_hash"])
+        gateway.confirm(alice, proposal.id, proposal.preview_hash)
 
     assert stale.value.kind == "conflict"
     assert "nothing was written" in str(stale.value)
     assert accounts_state(gateway.ledger) == before
     fresh = stale.value.extra["proposal"]
-    assert fresh["id"] == proposal["id"]
+    assert fresh["id"] == proposal.id
     assert fresh["status"] == "pending"
-    assert fresh["preview_hash"] != proposal["preview_hash"]
+    assert fresh["preview_hash"] != proposal.preview_hash
     assert fresh["preview"]["events"][0]["data"]["amount"] == "105.00"
     # The fresh preview is what can be confirmed now; the old hash no longer can.
     with pytest.raises(GatewayError) as old:
-        gateway.confirm(alice, proposal["id"], proposal["preview_hash"])
+        gateway.confirm(alice, proposal.id, proposal.preview_hash)
     assert old.value.kind == "conflict"
     outcome = gateway.confirm(alice, fresh["id"], fresh["preview_hash"])
-    assert outcome["status"] == "committed"
+    assert outcome.status == "committed"
     assert accounts_state(gateway.ledger)["bob"][0] == Decimal("105.00")
+
+
+def test_a_stale_confirmation_carries_the_fresh_proposal_typed(
+    gateway: Gateway, who: Callable[[str], PrincipalView]
+) -> None:
+    alice = who("alice")
+    program = (
+        'left = get_balance(account="alice")\ntransfer(payer="alice", payee="bob", amount=left)'
+    )
+    proposal = gateway.propose(alice, "python", program)
+    gateway.call(who("teller"), "deposit", {"account": "alice", "amount": 5})
+
+    with pytest.raises(StaleProposalError) as stale:
+        gateway.confirm(alice, proposal.id, proposal.preview_hash)
+
+    answer = stale.value.stale
+    assert answer.run_id == proposal.id
+    assert answer.message == stale.value.message
+    fresh = stale.value.fresh
+    assert fresh is not None and fresh is answer.proposal
+    assert fresh.status == "pending"
+    assert fresh.preview.events[0].data["amount"] == "105.00"
+    assert fresh.outcome.changed == "nothing"
+    # The JSON edges show the very same proposal, without its outcome.
+    assert stale.value.extra["proposal"] == fresh.model_dump(mode="json", exclude={"outcome"})
 
 
 def test_a_lost_update_is_refused_at_confirm(
@@ -129,16 +154,16 @@ def test_a_lost_update_is_refused_at_confirm(
     teller = who("teller")
     first = gateway.propose(teller, "python", 'withdraw(account="alice", amount=60)')
     second = gateway.propose(teller, "python", 'withdraw(account="alice", amount=60)')
-    gateway.confirm(teller, first["id"], first["preview_hash"])
+    gateway.confirm(teller, first.id, first.preview_hash)
     before = accounts_state(gateway.ledger)
 
     with pytest.raises(GatewayError) as refused:
-        gateway.confirm(teller, second["id"], second["preview_hash"])
+        gateway.confirm(teller, second.id, second.preview_hash)
 
     assert refused.value.kind == "conflict"
     assert "alice has only 40.00" in str(refused.value)
     assert accounts_state(gateway.ledger) == before
-    assert gateway.proposal(teller, second["id"])["status"] == "failed"
+    assert gateway.proposal(teller, second.id).status == "failed"
 
 
 def test_a_write_skew_is_refused_at_confirm(
@@ -154,11 +179,11 @@ def test_a_write_skew_is_refused_at_confirm(
     )
     from_alice = gateway.propose(teller, "python", keep_forty.format("alice"))
     from_bob = gateway.propose(teller, "python", keep_forty.format("bob"))
-    gateway.confirm(teller, from_alice["id"], from_alice["preview_hash"])
+    gateway.confirm(teller, from_alice.id, from_alice.preview_hash)
     before = accounts_state(gateway.ledger)
 
     with pytest.raises(GatewayError) as refused:
-        gateway.confirm(teller, from_bob["id"], from_bob["preview_hash"])
+        gateway.confirm(teller, from_bob.id, from_bob.preview_hash)
 
     assert refused.value.kind == "conflict"
     assert accounts_state(gateway.ledger) == before
@@ -177,14 +202,14 @@ def test_a_listing_is_guarded_against_accounts_opened_since_the_preview(
     before = accounts_state(gateway.ledger)
 
     with pytest.raises(GatewayError) as phantom:
-        gateway.confirm(teller, proposal["id"], proposal["preview_hash"])
+        gateway.confirm(teller, proposal.id, proposal.preview_hash)
 
     assert phantom.value.kind == "conflict"
     assert accounts_state(gateway.ledger) == before
     fresh = phantom.value.extra["proposal"]
     assert [e["account"] for e in fresh["preview"]["events"]] == ["alice", "bob", "carla", "dan"]
     outcome = gateway.confirm(teller, fresh["id"], fresh["preview_hash"])
-    assert outcome["changed"] == 4
+    assert outcome.changed == 4
     assert accounts_state(gateway.ledger)["dan"][0] == Decimal("1.00")
 
 
@@ -196,7 +221,7 @@ def test_a_wrong_hash_commits_nothing(
     before = accounts_state(gateway.ledger)
 
     with pytest.raises(GatewayError) as refused:
-        gateway.confirm(alice, proposal["id"], "0" * 64)
+        gateway.confirm(alice, proposal.id, "0" * 64)
 
     assert refused.value.kind == "conflict"
     assert "is not the current preview" in str(refused.value)
@@ -211,18 +236,18 @@ def test_rejection_and_expiry_end_a_proposal(
     expiring = gateway.propose(alice, "python", PAY_BOB)
     before = accounts_state(gateway.ledger)
 
-    assert gateway.reject(alice, rejected["id"])["status"] == "rejected"
+    assert gateway.reject(alice, rejected.id).status == "rejected"
     clock.advance(15 * 60)
-    assert gateway.proposal(alice, expiring["id"])["status"] == "expired"  # read before any confirm
+    assert gateway.proposal(alice, expiring.id).status == "expired"  # read before any confirm
     with pytest.raises(GatewayError) as gone_rejected:
-        gateway.confirm(alice, rejected["id"], rejected["preview_hash"])
+        gateway.confirm(alice, rejected.id, rejected.preview_hash)
     with pytest.raises(GatewayError) as gone_expired:
-        gateway.confirm(alice, expiring["id"], expiring["preview_hash"])
+        gateway.confirm(alice, expiring.id, expiring.preview_hash)
 
     assert (gone_rejected.value.kind, gone_expired.value.kind) == ("gone", "gone")
     assert "is rejected" in str(gone_rejected.value)
     assert "expired at 2026-11-29T12:15:00+00:00" in str(gone_expired.value)
-    assert gateway.proposal(alice, expiring["id"])["status"] == "expired"
+    assert gateway.proposal(alice, expiring.id).status == "expired"
     assert accounts_state(gateway.ledger) == before
 
 
@@ -232,14 +257,14 @@ def test_only_the_proposer_confirms_and_only_auditors_read_others_proposals(
     proposal = gateway.propose(who("alice"), "python", PAY_BOB)
 
     with pytest.raises(GatewayError) as refused:
-        gateway.confirm(who("bob"), proposal["id"], proposal["preview_hash"])
+        gateway.confirm(who("bob"), proposal.id, proposal.preview_hash)
     with pytest.raises(GatewayError) as hidden:
-        gateway.proposal(who("bob"), proposal["id"])
-    seen = gateway.proposal(who("auditor"), proposal["id"])
+        gateway.proposal(who("bob"), proposal.id)
+    seen = gateway.proposal(who("auditor"), proposal.id)
 
     assert (refused.value.kind, hidden.value.kind) == ("forbidden", "forbidden")
-    assert str(refused.value) == f"proposal {proposal['id']} belongs to principal alice"
-    assert seen["status"] == "pending"
+    assert str(refused.value) == f"proposal {proposal.id} belongs to principal alice"
+    assert seen.status == "pending"
     with pytest.raises(GatewayError) as missing:
         gateway.proposal(who("alice"), "not-a-run")
     assert (missing.value.kind, str(missing.value)) == ("not-found", "no proposal not-a-run")
@@ -264,8 +289,8 @@ def test_a_read_only_program_completes_at_once_unless_configured_otherwise(
     done = at_once.propose(alice, "python", 'get_balance(account="alice")')
     pending = waiting.propose(alice, "python", 'get_balance(account="alice")')
 
-    assert (done["status"], done["outcome"]["result"]) == ("committed", "100.00")
-    assert pending["status"] == "pending"
+    assert (done.status, done.outcome.result) == ("committed", "100.00")
+    assert pending.status == "pending"
 
 
 def test_a_proposal_survives_a_restart_and_is_confirmed_by_another_process(
@@ -289,10 +314,11 @@ def test_a_proposal_survives_a_restart_and_is_confirmed_by_another_process(
         "from gateway.bootstrap import Sluice\n"
         "with Sluice(sys.argv[1]) as sluice:\n"
         "    alice = sluice.gateway.authenticate('sk-demo-alice')\n"
-        "    print(json.dumps(sluice.gateway.confirm(alice, sys.argv[2], sys.argv[3])))\n"
+        "    outcome = sluice.gateway.confirm(alice, sys.argv[2], sys.argv[3])\n"
+        "    print(json.dumps(outcome.model_dump(mode='json')))\n"
     )
     done = subprocess.run(
-        [sys.executable, "-c", confirm, url, proposal["id"], proposal["preview_hash"]],
+        [sys.executable, "-c", confirm, url, proposal.id, proposal.preview_hash],
         capture_output=True,
         text=True,
         check=False,

@@ -80,10 +80,10 @@ def test_a_stale_preview_that_now_fails_names_the_refusal_beside_the_conflict(
     teller = who("teller")
     first = gateway.propose(teller, "python", 'withdraw(account="alice", amount=60)')
     second = gateway.propose(teller, "python", 'withdraw(account="alice", amount=60)')
-    gateway.confirm(teller, first["id"], first["preview_hash"])
+    gateway.confirm(teller, first.id, first.preview_hash)
 
     with pytest.raises(GatewayError) as refused:
-        gateway.confirm(teller, second["id"], second["preview_hash"])
+        gateway.confirm(teller, second.id, second.preview_hash)
 
     assert refused.value.kind == "conflict"
     assert "alice has only 40.00" in str(refused.value)

@@ -117,9 +117,9 @@ def test_waiting_for_a_busy_worker_does_not_count_against_the_time_cap(
         proposal = gateway.propose(alice, "python", PAY_BOB)
 
     assert runaway.error is not None and runaway.error.message.startswith("time limit")
-    assert proposal["status"] == "pending", proposal
-    outcome = gateway.confirm(alice, proposal["id"], proposal["preview_hash"])
-    assert outcome["status"] == "committed"
+    assert proposal.status == "pending", proposal
+    outcome = gateway.confirm(alice, proposal.id, proposal.preview_hash)
+    assert outcome.status == "committed"
 
 
 def test_a_worker_that_stays_busy_past_the_wait_is_unavailable_and_records_nothing(
@@ -154,7 +154,7 @@ def test_a_worker_that_stays_busy_past_the_wait_is_unavailable_and_records_nothi
         assert shown["error"].startswith("the sandbox is busy: no worker came free within 0.5 s")
 
         # Once the worker is free, the same request goes through.
-        assert gateway.propose(alice, "python", PAY_BOB)["status"] == "pending"
+        assert gateway.propose(alice, "python", PAY_BOB).status == "pending"
     finally:
         sandbox.close()
 
@@ -174,19 +174,19 @@ def test_a_stale_confirmation_that_meets_a_busy_sandbox_is_unavailable_and_stays
 
         # A stale confirmation previews the program again: with no worker, it cannot.
         with holding(sandbox), pytest.raises(GatewayError) as refused:
-            gateway.confirm(alice, proposal["id"], proposal["preview_hash"])
+            gateway.confirm(alice, proposal.id, proposal.preview_hash)
 
         assert refused.value.kind == "unavailable"
         assert refused.value.extra["retry_after"] == 1
         assert gateway.ledger.recorder.max_notification_id() == head
-        assert gateway.proposal(alice, proposal["id"])["status"] == "pending"
+        assert gateway.proposal(alice, proposal.id).status == "pending"
         # The retry meets the conflict as usual, with a fresh preview to confirm.
         with pytest.raises(GatewayError) as stale:
-            gateway.confirm(alice, proposal["id"], proposal["preview_hash"])
+            gateway.confirm(alice, proposal.id, proposal.preview_hash)
         assert stale.value.kind == "conflict"
         fresh = stale.value.extra["proposal"]
         outcome = gateway.confirm(alice, fresh["id"], fresh["preview_hash"])
-        assert outcome["status"] == "committed"
+        assert outcome.status == "committed"
     finally:
         sandbox.close()
 
@@ -205,7 +205,7 @@ def test_the_time_cap_still_stops_a_runaway_program_promptly(
     assert refused.value.kind == "cap-exceeded"
     assert str(refused.value) == "time limit: the program ran longer than 1 s"
     # This one is the program's own failure: its run is recorded as failed.
-    assert gateway.proposal(alice, str(refused.value.run_id))["status"] == "failed"
+    assert gateway.proposal(alice, str(refused.value.run_id)).status == "failed"
 
 
 @contextmanager
@@ -260,7 +260,7 @@ def test_waiting_on_the_store_does_not_count_against_the_time_cap(
         waited = time.monotonic() - started
 
     assert waited > TEST_LIMITS.wall_seconds  # it did wait on the store, past the 1 s cap
-    assert proposal["status"] == "pending", proposal
+    assert proposal.status == "pending", proposal
 
 
 @pytest.mark.postgres
@@ -280,7 +280,7 @@ def test_a_store_wait_past_the_stores_bound_is_not_the_programs_failure(
         assert ledger.recorder.max_notification_id() == head  # no run: no failure recorded
         assert accounts_state(ledger) == before
         # The worker it held is back in the pool: the same program now goes through.
-        assert gateway.propose(alice, "python", PAY_BOB)["status"] == "pending"
+        assert gateway.propose(alice, "python", PAY_BOB).status == "pending"
 
 
 def test_the_pool_is_configured_from_the_environment() -> None:

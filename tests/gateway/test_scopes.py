@@ -66,8 +66,8 @@ def test_an_agent_proposes_but_never_decides(gateway: Gateway) -> None:
     before = gateway.ledger.recorder.max_notification_id()
 
     attempts: tuple[Callable[[], object], ...] = (
-        lambda: gateway.confirm(agent, proposal["id"], proposal["preview_hash"]),
-        lambda: gateway.reject(agent, proposal["id"]),
+        lambda: gateway.confirm(agent, proposal.id, proposal.preview_hash),
+        lambda: gateway.reject(agent, proposal.id),
         lambda: gateway.call(agent, "transfer", {"payer": "alice", "payee": "bob", "amount": 5}),
     )
     for attempt in attempts:
@@ -76,10 +76,10 @@ def test_an_agent_proposes_but_never_decides(gateway: Gateway) -> None:
         assert refused.value.kind == "forbidden"
         assert "scope agent may" in str(refused.value)
     assert gateway.ledger.recorder.max_notification_id() == before
-    assert gateway.proposal(agent, proposal["id"])["status"] == "pending"
+    assert gateway.proposal(agent, proposal.id).status == "pending"
 
     # It may read directly, and the person confirms its proposal.
-    assert gateway.call(agent, "get_balance", {"account": "alice"})["result"] == "100.00"
-    outcome = gateway.confirm(person, proposal["id"], proposal["preview_hash"])
-    assert outcome["status"] == "committed"
-    assert gateway.proposal(agent, proposal["id"])["confirmed_by"] == "alice"
+    assert gateway.call(agent, "get_balance", {"account": "alice"}).result == "100.00"
+    outcome = gateway.confirm(person, proposal.id, proposal.preview_hash)
+    assert outcome.status == "committed"
+    assert gateway.proposal(agent, proposal.id).confirmed_by == "alice"

@@ -29,7 +29,7 @@ def some_history(sluice: Sluice) -> None:
     proposal = gateway.propose(
         alice, "python", 'transfer(payer="alice", payee="carla", amount=1, memo="via program")'
     )
-    gateway.confirm(alice, proposal["id"], proposal["preview_hash"])
+    gateway.confirm(alice, proposal.id, proposal.preview_hash)
 
 
 def _sluice(kind: str, folder: Path, sandbox: Sandbox) -> Iterator[Sluice]:

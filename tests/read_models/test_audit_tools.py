@@ -19,14 +19,16 @@ def test_the_story_of_a_run_shows_every_link(sluice: Sluice) -> None:
     alice = sluice.gateway.authenticate("sk-demo-alice")
     program = 'transfer(payer="alice", payee="bob", amount=4, memo="books")'
     proposal = sluice.gateway.proposals.propose(alice, "python", program, request="pay bob")
-    outcome = sluice.gateway.confirm(alice, proposal["id"], proposal["preview_hash"])
+    outcome = sluice.gateway.confirm(alice, proposal.id, proposal.preview_hash)
 
-    story = run_story(sluice.ledger, UUID(proposal["id"]))
-    debit = event_at(sluice.ledger, outcome["events"][0]["position"])
+    story = run_story(sluice.ledger, UUID(proposal.id))
+    position = outcome.events[0].position
+    assert position is not None  # committed
+    debit = event_at(sluice.ledger, position)
 
     assert story["request"] == "pay bob"
     assert story["program"] == program
-    assert story["preview_hash"] == proposal["preview_hash"]
+    assert story["preview_hash"] == proposal.preview_hash
     assert story["preview"]["events"][0]["data"]["memo"] == "books"
     assert story["confirmed_by"] == "alice" and story["confirmed_at"]
     assert [step["event"] for step in story["history"]] == ["Proposed", "Confirmed", "Committed"]
@@ -35,7 +37,7 @@ def test_the_story_of_a_run_shows_every_link(sluice: Sluice) -> None:
         ("bob", "TransferCredited"),
     ]
     assert debit is not None
-    assert debit["run"]["run_id"] == proposal["id"]
+    assert debit["run"]["run_id"] == proposal.id
     assert debit["run"]["program_excerpt"] == program
 
 

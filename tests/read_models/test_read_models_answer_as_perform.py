@@ -191,7 +191,7 @@ class BothSides:
         """A direct call (MCP, `sluice call`, POST /v1/use-cases/NAME) of a read use case."""
         return self.read(
             name,
-            lambda principal, **kw: self.gateway.call(principal, name, arguments, **kw)["result"],
+            lambda principal, **kw: self.gateway.call(principal, name, arguments, **kw).result,
         )
 
     def read(

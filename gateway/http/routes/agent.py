@@ -9,7 +9,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from gateway.agent import Agent
 from gateway.http.deps import PrincipalDep
-from gateway.http.schemas import PROBLEMS, Problem
+from gateway.http.schemas import PROBLEMS, Outcome, Problem, Proposal, Shape
 
 router = APIRouter(
     prefix="/v1/agent",
@@ -37,19 +37,60 @@ class AgentMessage(BaseModel):
     )
 
 
+class AgentTurn(Shape):
+    """One turn: the planner's question or answer (`text`), or a program with the gateway's
+    proposal and authoritative outcome beside the answerer's reply (`answer`)."""
+
+    turn: int
+    request: str
+    kind: str = Field(description="question, answer, program or refused.")
+    text: str | None
+    explanation: str | None
+    program: dict[str, Any] | None = Field(description="`{language, source}` of a program turn.")
+    proposal: Proposal | None
+    outcome: Outcome | None
+    answer: dict[str, Any] | None = Field(description="The answerer's reply, once decided.")
+    errors: list[Any]
+    attempts: list[dict[str, Any]]
+    answer_error: str | None = Field(default=None, description="Why no reply could be made.")
+
+
+class AgentReply(AgentTurn):
+    conversation_id: str
+
+
+class AgentConversation(Shape):
+    id: str
+    owner: str
+    created_at: str
+    updated_at: str
+    turns: list[AgentTurn]
+
+
 def get_agent(request: Request) -> Agent:
     agent: Agent = request.app.state.agent
     return agent
 
 
-@router.post("/messages", operation_id="agent_message")
+# Unset: a turn shows `answer_error` only when there is one.
+@router.post(
+    "/messages",
+    response_model=AgentReply,
+    response_model_exclude_unset=True,
+    operation_id="agent_message",
+)
 def message(request: Request, principal: PrincipalDep, body: AgentMessage) -> dict[str, Any]:
     """The planner's question or answer, or a proposal with the model's explanation, to
     confirm through /v1/programs/{id}/confirm."""
     return get_agent(request).message(principal, body.text, body.conversation_id)
 
 
-@router.get("/conversations/{conversation_id}", operation_id="agent_conversation")
+@router.get(
+    "/conversations/{conversation_id}",
+    response_model=AgentConversation,
+    response_model_exclude_unset=True,
+    operation_id="agent_conversation",
+)
 def conversation(
     request: Request,
     principal: PrincipalDep,

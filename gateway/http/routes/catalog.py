@@ -8,7 +8,7 @@ from fastapi import APIRouter, Query
 from fastapi.responses import PlainTextResponse
 
 from gateway.http.deps import GatewayDep, PrincipalDep
-from gateway.http.schemas import PROBLEMS
+from gateway.http.schemas import PROBLEMS, PlanSchema, Sheet
 
 router = APIRouter(prefix="/v1", tags=["catalog"], responses=PROBLEMS)
 
@@ -24,7 +24,7 @@ def directory(gateway: GatewayDep, principal: PrincipalDep) -> str:
     return gateway.directory(principal)
 
 
-@router.get("/actions", operation_id="actions")
+@router.get("/actions", response_model=list[Sheet], operation_id="actions")
 def actions(
     gateway: GatewayDep,
     principal: PrincipalDep,
@@ -35,7 +35,7 @@ def actions(
     return gateway.sheets(principal, names)
 
 
-@router.get("/plan-schema", operation_id="plan_schema")
+@router.get("/plan-schema", response_model=PlanSchema, operation_id="plan_schema")
 def plan_schema(gateway: GatewayDep, principal: PrincipalDep) -> dict[str, Any]:
     """The JSON Schema a plan must satisfy, generated from this principal's use cases."""
     return gateway.plan_schema(principal)

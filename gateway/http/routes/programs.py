@@ -8,7 +8,15 @@ from fastapi import APIRouter, Header, Path
 
 from gateway.http.deps import GatewayDep, PrincipalDep
 from gateway.http.idempotency import idempotent, request_hash
-from gateway.http.schemas import PROBLEMS, ConfirmRequest, Outcome, ProgramRequest, Proposal
+from gateway.http.schemas import (
+    PROBLEMS,
+    ConfirmRequest,
+    Outcome,
+    ProgramRequest,
+    Proposal,
+    StaleProblem,
+    problem_response,
+)
 
 router = APIRouter(prefix="/v1/programs", tags=["programs"], responses=PROBLEMS)
 RunId = Annotated[str, Path(description="The proposal's id.", max_length=64)]
@@ -32,8 +40,10 @@ def get(gateway: GatewayDep, principal: PrincipalDep, run_id: RunId) -> Any:
     response_model=Outcome,
     operation_id="confirm_program",
     responses={
-        409: {"description": "Stale: nothing written; `proposal` holds a fresh preview"},
-        410: {"description": "Expired or ended"},
+        409: problem_response(
+            "Stale: nothing written; `proposal` holds a fresh preview", StaleProblem
+        ),
+        410: problem_response("Expired or ended"),
     },
 )
 def confirm(

@@ -1,0 +1,149 @@
+"""The gateway's results, defined once: a proposal, its preview, an outcome, a call record,
+an event record, and the answer to confirming a stale preview.
+
+Frozen: a result is what happened, read by attribute. Money inside them is already text
+(the use cases' results and events are dumped in JSON mode), so `model_dump(mode="json")`
+is what goes on the wire, unchanged.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+HASH_EXAMPLE = "9f2c" + "0" * 60
+
+
+class Result(BaseModel):
+    model_config = ConfigDict(extra="allow", frozen=True)
+
+
+class EventRecord(Result):
+    """An event, as a preview shows it (no position) or a commit reports it."""
+
+    model_config = ConfigDict(
+        json_schema_extra={
+            "examples": [
+                {
+                    "position": 27,
+                    "account": "alice",
+                    "type": "TransferDebited",
+                    "version": 3,
+                    "timestamp": "2026-11-29T15:00:34.835113+00:00",
+                    "data": {"amount": "12.00", "counterparty": "bob", "memo": "rent"},
+                }
+            ]
+        },
+    )
+    position: int | None = Field(description="Position in the log; null until committed.")
+    account: str | None
+    type: str
+    version: int | None = Field(
+        description="The account's version after the event; null on an account the asking "
+        "customer may not see"
+    )
+    timestamp: str
+    data: dict[str, Any]
+
+
+class LogEvent(EventRecord):
+    """An event as the audit log lists it: with the aggregate it belongs to."""
+
+    aggregate_id: str
+
+
+class CallRecord(Result):
+    """One use case a program called, where, with what, and what it answered."""
+
+    name: str
+    arguments: dict[str, Any]
+    result: Any
+    line: int
+    column: int
+    events: int
+
+
+class Preview(Result):
+    events: list[EventRecord]
+    calls: list[CallRecord]
+    result: Any = None
+    output: str = ""
+    caps: dict[str, Any] = {}
+    error: str | None = None
+
+
+class Outcome(Result):
+    """The gateway's authoritative fields."""
+
+    model_config = ConfigDict(
+        json_schema_extra={
+            "examples": [
+                {
+                    "run_id": "5b0c2f1e-0000-4000-8000-000000000000",
+                    "status": "committed",
+                    "changed": 2,
+                    "events": [],
+                    "result": {"payer_balance": "90.00"},
+                    "error": None,
+                }
+            ]
+        },
+    )
+
+    run_id: str | None
+    status: str
+    changed: int | Literal["nothing"]
+    events: list[EventRecord]
+    result: Any = None
+    error: str | None
+
+
+class Proposal(Result):
+    """A proposal; `outcome` holds the gateway's fields once it is decided."""
+
+    model_config = ConfigDict(
+        json_schema_extra={
+            "examples": [
+                {"id": "5b0c2f1e-0000-4000-8000-000000000000", "status": "pending",
+                 "principal": "alice", "kind": "program", "language": "python",
+                 "source": 'transfer(payer="alice", payee="bob", amount=10)', "request": None,
+                 "preview": {"events": [], "calls": [], "result": None, "output": "",
+                             "caps": {"transfer": {"used": 1, "limit": 10}}, "error": None},
+                 "preview_hash": HASH_EXAMPLE, "expires_at": "2026-11-29T15:15:00+00:00",
+                 "created_at": "2026-11-29T15:00:00+00:00", "confirmed_by": None,
+                 "decided_by": None, "error": None,
+                 "outcome": {"run_id": "5b0c2f1e-0000-4000-8000-000000000000",
+                             "status": "pending", "changed": "nothing", "events": [],
+                             "result": None, "error": None}}
+            ]
+        },
+    )  # fmt: skip
+    id: str
+    status: Literal["pending", "committed", "failed", "rejected", "expired"]
+    principal: str
+    kind: str
+    language: str
+    source: str
+    request: str | None
+    preview: Preview
+    preview_hash: str
+    expires_at: str
+    created_at: str
+    confirmed_by: str | None
+    decided_by: str | None
+    error: str | None
+    outcome: Outcome
+
+
+class RunStory(Proposal):
+    history: list[dict[str, Any]]
+
+
+class StaleConfirmation(Result):
+    """Confirming a preview that is no longer the proposal's: nothing was written; when the
+    program still runs, `proposal` holds the fresh preview to review and confirm."""
+
+    run_id: str
+    message: str
+    proposal: Proposal

@@ -1,0 +1,68 @@
+"""/openapi.json documents what every operation really answers: a 2xx body with a schema
+(a named model, or a list of one, or text), and each refusal as application/problem+json."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi.testclient import TestClient
+
+PROBLEM_JSON = "application/problem+json"
+# A degraded /health answers its Health document with 503, not a problem.
+NOT_PROBLEMS = {("get", "/health", "503")}
+
+
+def operations(document: dict[str, Any]) -> list[tuple[str, str, dict[str, Any]]]:
+    return [
+        (method, path, operation)
+        for path, item in document["paths"].items()
+        for method, operation in item.items()
+    ]
+
+
+def described(schema: dict[str, Any]) -> bool:
+    """A schema that says something: a component, a list of components, or text."""
+    if "$ref" in schema:
+        return True
+    if schema.get("type") == "array":
+        return "$ref" in schema.get("items", {})
+    return schema.get("type") == "string"
+
+
+def test_every_operation_documents_its_2xx_body(client: TestClient) -> None:
+    document = client.get("/openapi.json").json()
+    undescribed = []
+    for method, path, operation in operations(document):
+        bodies = [
+            (status, media, content.get("schema", {}))
+            for status, response in operation["responses"].items()
+            if status.startswith("2")
+            for media, content in response.get("content", {}).items()
+        ]
+        if not bodies or not all(described(schema) for _, _, schema in bodies):
+            undescribed.append((method, path, bodies))
+    assert undescribed == []
+
+
+def test_every_refusal_is_documented_as_a_problem(client: TestClient) -> None:
+    document = client.get("/openapi.json").json()
+    problem = document["components"]["schemas"]["Problem"]
+    assert set(problem["required"]) == {"type", "title", "status", "detail"}
+    not_problems = []
+    for method, path, operation in operations(document):
+        refusals = {s: r for s, r in operation["responses"].items() if s[0] in "45"}
+        assert refusals or path == "/openapi.json", (method, path)
+        for status, response in refusals.items():
+            if (method, path, status) in NOT_PROBLEMS:
+                continue
+            if list(response.get("content", {})) != [PROBLEM_JSON]:
+                not_problems.append((method, path, status))
+    assert not_problems == []
+
+
+def test_a_stale_confirmation_is_documented_with_its_fresh_proposal(client: TestClient) -> None:
+    document = client.get("/openapi.json").json()
+    stale = document["paths"]["/v1/programs/{run_id}/confirm"]["post"]["responses"]["409"]
+    schema = stale["content"][PROBLEM_JSON]["schema"]
+    assert schema == {"$ref": "#/components/schemas/StaleProblem"}
+    assert "proposal" in document["components"]["schemas"]["StaleProblem"]["properties"]
