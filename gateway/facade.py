@@ -225,14 +225,8 @@ class Gateway:
 
     def _admit_program(self, principal: PrincipalView, verb: str, why: str) -> None:
         """Count one program run of the principal's; past programs_per_minute, refuse it."""
-        wait = self.rate.admit(principal.name)
-        if wait is not None:
-            raise GatewayError(
-                "rate-limited",
-                f"cap programs_per_minute: principal {principal.name} may {verb} "
-                f"{self.caps.programs_per_minute} programs a minute{why}; retry in {wait:.0f} s",
-                extra={"retry_after": max(1, round(wait))},
-            )
+        allowed = f"{verb} {self.caps.programs_per_minute} programs a minute{why}"
+        self.rate.admit_or_refuse(principal, PROGRAMS, allowed)
 
     @contextmanager
     def _running(

@@ -29,16 +29,20 @@ class RateLimiter:
         """None if admitted; else the seconds to wait before the next one is admitted."""
         return self.counter.admit(principal, self.per_minute)
 
-    def admit_request(self, principal: PrincipalView) -> None:
-        """Count one request of the principal; past its cap, a rate-limited refusal."""
+    def admit_or_refuse(self, principal: PrincipalView, cap: str, may: str) -> None:
+        """Count one of the principal's; past the cap, a rate-limited refusal that names the
+        cap, what the principal `may` do, and when to retry."""
         wait = self.admit(principal.name)
         if wait is not None:
             raise GatewayError(
                 "rate-limited",
-                f"cap requests_per_minute: principal {principal.name} may make "
-                f"{self.per_minute} requests a minute; retry in {wait:.0f} s",
+                f"cap {cap}: principal {principal.name} may {may}; retry in {wait:.0f} s",
                 extra={"retry_after": max(1, round(wait))},
             )
+
+    def admit_request(self, principal: PrincipalView) -> None:
+        """Count one request of the principal; past its cap, a rate-limited refusal."""
+        self.admit_or_refuse(principal, REQUESTS, f"make {self.per_minute} requests a minute")
 
     def close(self) -> None:
         self.counter.close()
