@@ -2,7 +2,7 @@
 
 Direct calls, the calls a program makes, JSON plan steps and the output port of the seed
 all run a use case here. A refusal is the DomainError the domain raised, with its class:
-the gateway names it at the edge (`gateway.errors.refusal_name`), nothing turns it into
+the gateway names it at the edge (`gateway.core.errors.refusal_name`), nothing turns it into
 text on the way.
 """
 

@@ -10,7 +10,7 @@ from uuid import UUID
 from eventsourcing.domain import AggregateEvent
 from eventsourcing.persistence import Notification
 
-from application.event_view import plain
+from application.event_json import plain
 from application.ledger import Ledger
 from domain.account import account_id
 

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from domain.principal import ROLES, SCOPES, Role, Scope
 
 # What the roles and scopes (named in domain/principal.py) stand for; the gateway's policy
-# (gateway/policy/decisions.py) decides with these groups and nothing else.
+# (gateway/core/policy/decisions.py) decides with these groups and nothing else.
 # A role whose reach stops at the accounts its principal owns.
 SCOPED_ROLES: frozenset[Role] = frozenset({"customer"})
 # The roles that read every record: the event log, any run or conversation, /health's details.

@@ -37,7 +37,7 @@ class PrincipalView:
     scope: Scope = "human"
 
     # Two facts about the holder, from the groups in application/permissions.py; the
-    # gateway's policy (gateway/policy/decisions.py) is what decides with them.
+    # gateway's policy (gateway/core/policy/decisions.py) is what decides with them.
 
     @property
     def decides(self) -> bool:

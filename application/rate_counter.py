@@ -1,7 +1,7 @@
 """The port of the per-minute caps: admissions per key, counted where every process sees them.
 
 Each persistence module that serves caps exposes `make_rate_counter(factory, name, clock)`;
-the application finds it by the module's name, as it finds `make_view`. The SQLite and
+the application finds it by the module's name, as it finds `make_read_model_store`. The SQLite and
 Postgres counters keep their windows in a table beside the events, so every gateway process
 on one store shares one cap, and a restart forgets nothing; the in-memory counter is the
 store of a `memory://` ledger, which lives in one process anyway.

@@ -17,7 +17,7 @@ from uuid import UUID
 from eventsourcing.domain import Aggregate, AggregateEvent
 from eventsourcing.persistence import IntegrityError, Recording
 
-from application.event_view import event_view
+from application.event_json import event_json
 from application.ledger import Ledger
 from domain.account import Account
 from domain.errors import AccountExistsError, AccountNotFoundError
@@ -120,12 +120,12 @@ class UnitOfWork:
     def account_name(self, originator_id: UUID) -> str:
         return self._names[originator_id]
 
-    def view(self, event: AggregateEvent, position: int | None = None) -> dict[str, Any]:
+    def event_json(self, event: AggregateEvent, position: int | None = None) -> dict[str, Any]:
         """The event as this work's principal may see it. On an account outside `visible`
         (another customer's, credited by a transfer) the version is not shown: it would
         tell how many movements that account has had."""
         name = self.account_name(event.originator_id)
-        shown = event_view(event, name, position)
+        shown = event_json(event, name, position)
         if self.visible is not None and name not in self.visible:
             shown["version"] = None
         return shown

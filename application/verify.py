@@ -87,7 +87,7 @@ def _nothing_set_aside(read_models: ReadModels) -> Check:
 
 
 def _same_balances(recomputed: dict[str, Decimal], read_models: ReadModels) -> Check:
-    modelled = {row.account: row.balance for row in read_models.view.balances()}
+    modelled = {row.account: row.balance for row in read_models.store.balances()}
     details = [
         f"{account}: log says {recomputed.get(account)}, read model says {modelled.get(account)}"
         for account in sorted(set(recomputed) | set(modelled))

@@ -23,10 +23,10 @@ from application.executor import execute
 from application.ledger import Ledger
 from application.unit_of_work import UnitOfWork
 from application.use_case import UseCase
-from gateway.catalog import Catalog
-from gateway.program.limits import ProgramLimits
-from gateway.program.runner import ProgramRunner
-from gateway.program.sandbox import Sandbox
+from gateway.core.catalog import Catalog
+from gateway.core.program.limits import ProgramLimits
+from gateway.core.program.runner import ProgramRunner
+from gateway.core.program.sandbox import Sandbox
 from tests.direct import seed_demo
 
 

@@ -27,13 +27,13 @@ from typing import Any
 from application import principals
 from application.bank import BANK_USE_CASES, DIRECTORY_HEADER
 from application.ledger import Ledger
-from gateway.catalog import Catalog
+from gateway.core.catalog import Catalog
+from gateway.core.errors import GatewayError
+from gateway.core.facade import Gateway
+from gateway.core.policy.caps import Caps
+from gateway.core.program.runner import ProgramRunner
+from gateway.core.program.sandbox import Sandbox
 from gateway.demo import seed
-from gateway.errors import GatewayError
-from gateway.facade import Gateway
-from gateway.policy.caps import Caps
-from gateway.program.runner import ProgramRunner
-from gateway.program.sandbox import Sandbox
 
 PAY_BOB = 'transfer(payer="alice", payee="bob", amount=0.01)'
 RUNAWAY = "while True:\n    pass"

@@ -12,9 +12,9 @@ import uvicorn
 
 from application.rate_counter import MemoryRateCounter
 from gateway.bootstrap import Sluice
+from gateway.core.policy.rate import PROGRAMS, REQUESTS, RateLimiter
 from gateway.demo import seed
-from gateway.http.app import create_app
-from gateway.policy.rate import PROGRAMS, REQUESTS, RateLimiter
+from gateway.interfaces.http.app import create_app
 
 ACCOUNTS = [f"acct{i}" for i in range(10)]
 

@@ -8,7 +8,7 @@ from uuid import NAMESPACE_URL, UUID, uuid5
 from eventsourcing.domain import Aggregate, event
 
 # The roles and key scopes, named here once; what each may do is decided in the gateway's
-# policy (gateway/policy/decisions.py), from the groups in application/permissions.py.
+# policy (gateway/core/policy/decisions.py), from the groups in application/permissions.py.
 Role = Literal["customer", "teller", "auditor", "admin"]
 ROLES: tuple[Role, ...] = get_args(Role)
 # Who holds a key: a person (who may confirm what a program would do) or an agent (who may

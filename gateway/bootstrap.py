@@ -13,14 +13,14 @@ from application.read_models.projector import Projector
 from application.read_models.queries import ReadModelQueries
 from application.read_models.service import LIVE, ReadModels, open_view
 from application.store_config import DATABASE_URL_VARIABLE, default_database_url, eventsourcing_env
-from gateway.catalog import Catalog
-from gateway.facade import Gateway
-from gateway.policy.caps import Caps
-from gateway.policy.rate import REQUESTS
-from gateway.program.pool_settings import PoolSettings
-from gateway.program.runner import ProgramRunner
-from gateway.program.sandbox import Sandbox
-from gateway.proposals import Clock, utc_now
+from gateway.core.catalog import Catalog
+from gateway.core.facade import Gateway
+from gateway.core.policy.caps import Caps
+from gateway.core.policy.rate import REQUESTS
+from gateway.core.program.pool_settings import PoolSettings
+from gateway.core.program.runner import ProgramRunner
+from gateway.core.program.sandbox import Sandbox
+from gateway.core.proposals import Clock, utc_now
 
 
 class Sluice:

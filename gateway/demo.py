@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from application import principals
 from application.demo import DEMO_ACCOUNTS
-from gateway.facade import Gateway
+from gateway.core.facade import Gateway
 
 DEMO_PRINCIPALS: tuple[tuple[str, str, tuple[str, ...]], ...] = (
     ("admin", "admin", ()),

@@ -10,7 +10,7 @@ from eventsourcing.persistence import StoredEvent
 
 from application.rate_counter import Clock, MemoryRateCounter
 from infrastructure import read_set
-from infrastructure.popo_views import POPOReadModelView
+from infrastructure.popo_read_models import POPOReadModelStore
 
 
 class _GuardMixin(popo.POPOApplicationRecorder):
@@ -43,7 +43,7 @@ class GuardedPOPOProcessRecorder(_GuardMixin, popo.POPOProcessRecorder):
 class Factory(popo.POPOFactory):
     def __init__(self, env: Any) -> None:
         super().__init__(env)
-        self.views: dict[str, POPOReadModelView] = {}
+        self.read_model_stores: dict[str, POPOReadModelStore] = {}
         self.rate_counters: dict[str, MemoryRateCounter] = {}
 
     def application_recorder(self) -> GuardedPOPOApplicationRecorder:
@@ -53,11 +53,11 @@ class Factory(popo.POPOFactory):
         return GuardedPOPOProcessRecorder()
 
 
-def make_view(factory: Factory, prefix: str) -> POPOReadModelView:
+def make_read_model_store(factory: Factory, prefix: str) -> POPOReadModelStore:
     """The read models of this in-memory store (one set per table prefix)."""
-    if prefix not in factory.views:
-        factory.views[prefix] = POPOReadModelView(prefix, factory.views)
-    return factory.views[prefix]
+    if prefix not in factory.read_model_stores:
+        factory.read_model_stores[prefix] = POPOReadModelStore(prefix, factory.read_model_stores)
+    return factory.read_model_stores[prefix]
 
 
 def make_rate_counter(factory: Factory, name: str, clock: Clock | None = None) -> MemoryRateCounter:

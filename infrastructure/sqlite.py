@@ -13,7 +13,7 @@ from eventsourcing.sqlite import SQLiteApplicationRecorder, SQLiteCursor, SQLite
 from application.rate_counter import Clock, MemoryRateCounter, RateCounter
 from infrastructure import read_set
 from infrastructure.sqlite_rate import SQLiteRateCounter
-from infrastructure.sqlite_views import SQLiteReadModelView
+from infrastructure.sqlite_read_models import SQLiteReadModelStore
 
 
 class _GuardMixin(SQLiteApplicationRecorder):
@@ -60,9 +60,9 @@ class Factory(sqlite.SQLiteFactory):
     process_recorder_class = GuardedSQLiteProcessRecorder
 
 
-def make_view(factory: Factory, prefix: str) -> SQLiteReadModelView:
+def make_read_model_store(factory: Factory, prefix: str) -> SQLiteReadModelStore:
     """The read models, in tables beside the events (one set per table prefix)."""
-    view = SQLiteReadModelView(factory.datastore, prefix)
+    view = SQLiteReadModelStore(factory.datastore, prefix)
     view.create_table()
     return view
 

@@ -14,11 +14,11 @@ import pytest
 from application.bank import BANK_USE_CASES, DIRECTORY_HEADER
 from application.ledger import Ledger
 from application.store_config import eventsourcing_env
-from gateway.catalog import Catalog
-from gateway.policy.caps import Caps
-from gateway.program.limits import ProgramLimits
-from gateway.program.runner import ProgramRunner
-from gateway.program.sandbox import Sandbox
+from gateway.core.catalog import Catalog
+from gateway.core.policy.caps import Caps
+from gateway.core.program.limits import ProgramLimits
+from gateway.core.program.runner import ProgramRunner
+from gateway.core.program.sandbox import Sandbox
 from tests.direct import seed_demo
 from tests.postgres import support
 from tests.stores import empty_store

@@ -2,7 +2,7 @@
 the domain without a gateway (no principal, no run recorded).
 
 Production commits only through the gateway: a direct call (`Gateway.call`) with its run,
-or a confirmed proposal (`gateway.proposals`)."""
+or a confirmed proposal (`gateway.core.proposals`)."""
 
 from __future__ import annotations
 
@@ -40,7 +40,7 @@ def call_now(ledger: Ledger, use_case: UseCase[Any]) -> DirectOutcome:
         committed = uow.commit()
     except ConflictError as conflict:
         return DirectOutcome(error=str(conflict))
-    events = [uow.view(c.event, c.position) for c in committed]
+    events = [uow.event_json(c.event, c.position) for c in committed]
     return DirectOutcome(result=executed.value, events=events)
 
 

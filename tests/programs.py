@@ -13,10 +13,10 @@ from typing import Any, Literal
 
 from application.ledger import Ledger
 from application.principals import PrincipalView
-from gateway.errors import ErrorKind, GatewayError
-from gateway.policy.caps import Caps
-from gateway.program.runner import ProgramRunner
-from gateway.proposals import Proposals
+from gateway.core.errors import ErrorKind, GatewayError
+from gateway.core.policy.caps import Caps
+from gateway.core.program.runner import ProgramRunner
+from gateway.core.proposals import Proposals
 from tests.conftest import TEST_CAPS, balances
 
 PERSON = PrincipalView(name="tester", role="admin", owns=frozenset())

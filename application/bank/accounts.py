@@ -7,8 +7,8 @@ from typing import Annotated
 
 from pydantic import Field
 
+from application.bank.results import AccountView
 from application.bank.types import AccountName, OptionalAmount, Owner
-from application.bank.views import AccountView
 from application.field_rules import MovesMoney, Owned
 from application.permissions import STAFF, Permission
 from application.unit_of_work import UnitOfWork

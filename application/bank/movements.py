@@ -6,8 +6,8 @@ from typing import Annotated
 
 from pydantic import Field
 
+from application.bank.results import AccountView, TransferReceipt
 from application.bank.types import AccountName, Amount, Memo
-from application.bank.views import AccountView, TransferReceipt
 from application.field_rules import LiteralOnly, MovesMoney, Owned
 from application.permissions import STAFF, Permission
 from application.unit_of_work import UnitOfWork

@@ -7,9 +7,9 @@ from typing import Annotated
 
 from pydantic import Field
 
+from application.bank.results import AccountView, Euros, StatementEntry
 from application.bank.statement import entries
 from application.bank.types import AccountName, Owner
-from application.bank.views import AccountView, Euros, StatementEntry
 from application.field_rules import Owned
 from application.permissions import EVERYONE, Permission
 from application.unit_of_work import UnitOfWork

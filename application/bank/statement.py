@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from decimal import Decimal
 from typing import Any
 
-from application.bank.views import StatementEntry
+from application.bank.results import StatementEntry
 from domain.account import Account
 from domain.money import ZERO
 

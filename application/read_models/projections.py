@@ -1,6 +1,6 @@
 """The projections: what each event does to the read models, folded a batch at a time.
 
-Each is an eventsourcing `Projection` over a `ReadModelView`; `process_event` handles one
+Each is an eventsourcing `Projection` over a `ReadModelStore`; `process_event` handles one
 event (a live follower), `process_batch` many (catching up, replay) — the same fold, so a
 rebuild and a live follower cannot disagree.
 """
@@ -19,7 +19,7 @@ from eventsourcing.utils import get_topic
 
 from application.read_models import raw
 from application.read_models.rows import BalanceChange, RunChange, RunLink, StatementRow
-from application.read_models.view import ReadModelView, Window
+from application.read_models.store import ReadModelStore, Window
 from domain.account import Account
 from domain.money import ZERO
 from domain.run import COMMITTED, EXPIRED, FAILED, PENDING, REJECTED, Run
@@ -51,8 +51,9 @@ RUN_TOPICS = tuple(
 )
 
 
-class LedgerProjection(Projection[ReadModelView]):
-    """A projection that folds a batch of events into one write of its view."""
+class LedgerProjection(Projection[ReadModelStore]):
+    """A projection that folds a batch of events into one write of its read-model store
+    (`self.view`, eventsourcing's name for a projection's tracking recorder)."""
 
     def process_event(self, domain_event: Any, tracking: Tracking) -> None:
         # eventsourcing's follower interface: one event, right after the recorded position.

@@ -11,7 +11,7 @@ from collections.abc import Callable
 from typing import Any, Literal
 
 from application.bank.queries import GetBalance, ListAccounts, Statement
-from application.bank.views import AccountView, StatementEntry
+from application.bank.results import AccountView, StatementEntry
 from application.read_models.rows import BalanceRow, StatementRow
 from application.read_models.service import ReadModels
 from application.use_case import UseCase
@@ -45,18 +45,18 @@ class ReadModelQueries:
         return self._row(query.account).balance
 
     def _list_accounts(self, query: ListAccounts, visible: Visible) -> list[AccountView]:
-        rows = self.read_models.view.balances(visible)
+        rows = self.read_models.store.balances(visible)
         return [
             _account_view(row) for row in rows if query.owner is None or row.owner == query.owner
         ]
 
     def _statement(self, query: Statement, visible: Visible) -> list[StatementEntry]:
         self._row(query.account)
-        rows = self.read_models.view.statement(account_id(query.account).hex, query.limit)
+        rows = self.read_models.store.statement(account_id(query.account).hex, query.limit)
         return [_entry(row) for row in rows]
 
     def _row(self, account: str) -> BalanceRow:
-        rows = self.read_models.view.balances([account])
+        rows = self.read_models.store.balances([account])
         if not rows:
             raise AccountNotFoundError(account)
         return rows[0]

@@ -9,7 +9,7 @@ from typing import Any
 from application.ledger import Ledger
 from application.read_models.rows import DeadLetter
 from application.read_models.service import LIVE, REPLAY, Progress, ReadModels, open_view
-from application.read_models.view import PROJECTIONS
+from application.read_models.store import PROJECTIONS
 
 
 @dataclass
@@ -109,7 +109,7 @@ class Replay:
 
 
 def _rows(models: ReadModels, name: str) -> list[Any]:
-    view = models.view
+    view = models.store
     if name == "balances":
         return view.balances()
     if name == "statement":

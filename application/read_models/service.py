@@ -33,7 +33,7 @@ from application.read_models.projections import (
 )
 from application.read_models.raw import plain_json
 from application.read_models.rows import DeadLetter
-from application.read_models.view import PROJECTIONS, ReadModelView, StaleWindowError, Window
+from application.read_models.store import PROJECTIONS, ReadModelStore, StaleWindowError, Window
 
 LIVE, REPLAY = "rm_", "replay_"
 Progress = Callable[[str, int, int, int], None]  # projection, position, target, events
@@ -55,23 +55,23 @@ class CatchUp:
     events: int
 
 
-def open_view(ledger: Ledger, prefix: str) -> ReadModelView:
+def open_view(ledger: Ledger, prefix: str) -> ReadModelStore:
     """The read models of the ledger's own store (its persistence module makes them)."""
     module = ledger.env.get("PERSISTENCE_MODULE") or "eventsourcing.popo"
     try:
-        make_view = resolve_topic(f"{module}:make_view")
+        make_read_model_store = resolve_topic(f"{module}:make_read_model_store")
     except Exception as error:
         raise RuntimeError(f"persistence module {module} serves no read models") from error
-    view: ReadModelView = make_view(ledger.factory, prefix)
+    view: ReadModelStore = make_read_model_store(ledger.factory, prefix)
     return view
 
 
 class ReadModels:
     def __init__(
-        self, ledger: Ledger, view: ReadModelView, *, window: int = 2000, fast: bool | None = None
+        self, ledger: Ledger, view: ReadModelStore, *, window: int = 2000, fast: bool | None = None
     ) -> None:
         self.ledger = ledger
-        self.view = view
+        self.store = view
         self.window = window
         # Fold stored events without decoding them whole, where the log allows it.
         self.fast = plain_json(ledger) if fast is None else fast
@@ -86,10 +86,10 @@ class ReadModels:
             raise UnknownProjectionError(name) from None
 
     def tracking_name(self, projection: str) -> str:
-        return f"{self.ledger.name}:{self.view.prefix}{projection}"
+        return f"{self.ledger.name}:{self.store.prefix}{projection}"
 
     def position(self, projection: str) -> int:
-        return self.view.max_tracking_id(self.tracking_name(projection)) or 0
+        return self.store.max_tracking_id(self.tracking_name(projection)) or 0
 
     def head(self) -> int:
         return self.ledger.recorder.max_notification_id() or 0
@@ -108,13 +108,13 @@ class ReadModels:
     def reset(self, names: list[str] | None = None) -> None:
         for name in names or PROJECTIONS:
             self.projection(name)
-            self.view.reset(name, self.tracking_name(name))
+            self.store.reset(name, self.tracking_name(name))
 
     def take_over(self, name: str, rebuilt: ReadModels) -> int:
         """Swap a rebuilt projection in for this one, atomically; the position taken over."""
         self.projection(name)
-        return self.view.take_over(
-            name, rebuilt.view.prefix, rebuilt.tracking_name(name), self.tracking_name(name)
+        return self.store.take_over(
+            name, rebuilt.store.prefix, rebuilt.tracking_name(name), self.tracking_name(name)
         )
 
     def wait(self, position: int, timeout: float = 5.0) -> None:
@@ -169,7 +169,7 @@ class ReadModels:
                     raise
                 except Exception as error:
                     letter = dead_letter(projection.name, notification.id, error)
-                    self.view.record_dead_letter(letter, single)
+                    self.store.record_dead_letter(letter, single)
                     log.error(
                         "projection %s set aside the event at position %d: %s",
                         projection.name,
@@ -184,7 +184,7 @@ class ReadModels:
         return True
 
     def dead_letters(self, projection: str | None = None) -> list[DeadLetter]:
-        return self.view.dead_letters(projection)
+        return self.store.dead_letters(projection)
 
     def _process(
         self,

@@ -33,11 +33,11 @@ from gateway.agent.prompts import planner_prompt
 from gateway.agent.provider import Meter, Provider
 from gateway.agent.repair import attempt, check_errors, repair_request
 from gateway.agent.structured import PlannerReply
-from gateway.agent.views import conversation_json, effective_outcome, turn_json
-from gateway.errors import GatewayError
-from gateway.facade import Gateway
-from gateway.policy.decisions import may_write_conversation
-from gateway.text_fields import MAX_REQUEST, check_words
+from gateway.agent.turn_json import conversation_json, effective_outcome, turn_json
+from gateway.core.errors import GatewayError
+from gateway.core.facade import Gateway
+from gateway.core.policy.decisions import may_write_conversation
+from gateway.core.text_fields import MAX_REQUEST, check_words
 
 MAX_ATTEMPTS = 2  # the first program and its one repair
 

@@ -18,7 +18,7 @@ from gateway.agent.structured import (
     parse_answer,
 )
 from gateway.agent.verifier import verify
-from gateway.errors import GatewayError
+from gateway.core.errors import GatewayError
 
 OUTCOME_FIELDS = ("status", "changed", "events", "result", "error")
 

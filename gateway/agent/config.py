@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Literal, get_args
 
-from gateway.errors import GatewayError
+from gateway.core.errors import GatewayError
 
 StructuredOutput = Literal["auto", "json_schema", "text"]
 STRUCTURED_OUTPUTS: tuple[str, ...] = get_args(StructuredOutput)

@@ -16,8 +16,8 @@ from eventsourcing.persistence import IntegrityError
 from application.ledger import Ledger
 from application.principals import PrincipalView
 from domain.conversation import Conversation
-from gateway.errors import GatewayError
-from gateway.policy.decisions import may_read_conversation, may_write_conversation
+from gateway.core.errors import GatewayError
+from gateway.core.policy.decisions import may_read_conversation, may_write_conversation
 
 SAVE_ATTEMPTS = 3
 

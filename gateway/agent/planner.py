@@ -19,8 +19,8 @@ from gateway.agent.structured import (
     StructuredOutputError,
     parse_planner_reply,
 )
-from gateway.errors import GatewayError
-from gateway.facade import Gateway
+from gateway.core.errors import GatewayError
+from gateway.core.facade import Gateway
 
 MAX_NAMES = 20
 FIND_ACTIONS: ChatCompletionToolParam = {

@@ -18,7 +18,7 @@ from openai.types.chat import ChatCompletion, ChatCompletionMessageParam, ChatCo
 
 from gateway.agent.config import AgentConfig
 from gateway.agent.structured import OutputSchema
-from gateway.errors import GatewayError
+from gateway.core.errors import GatewayError
 
 Message = dict[str, Any]
 NOTHING_CHANGED = "nothing was changed"

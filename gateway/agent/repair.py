@@ -15,8 +15,8 @@ from application.principals import PrincipalView
 from gateway.agent.prompts import REPAIR
 from gateway.agent.provider import Message
 from gateway.agent.structured import PlannerReply
-from gateway.errors import GatewayError
-from gateway.facade import Gateway
+from gateway.core.errors import GatewayError
+from gateway.core.facade import Gateway
 
 REPAIRABLE = frozenset({"invalid-program", "forbidden", "cap-exceeded", "refused"})
 

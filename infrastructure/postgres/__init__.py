@@ -110,10 +110,10 @@ from infrastructure.postgres.errors import (
 from infrastructure.postgres.factory import AsyncpgFactory
 from infrastructure.postgres.process_recorder import AsyncpgProcessRecorder
 from infrastructure.postgres.rate import AsyncpgRateCounter, make_rate_counter
+from infrastructure.postgres.read_models import AsyncpgReadModelStore, make_read_model_store
 from infrastructure.postgres.settings import PostgresSettings
 from infrastructure.postgres.subscription import AsyncpgSubscription
 from infrastructure.postgres.tracking_recorder import AsyncpgTrackingRecorder
-from infrastructure.postgres.views import AsyncpgReadModelView, make_view
 
 Factory = AsyncpgFactory
 
@@ -124,7 +124,7 @@ __all__ = [
     "AsyncpgFactory",
     "AsyncpgProcessRecorder",
     "AsyncpgRateCounter",
-    "AsyncpgReadModelView",
+    "AsyncpgReadModelStore",
     "AsyncpgSubscription",
     "AsyncpgTrackingRecorder",
     "ConnectionLostError",
@@ -138,5 +138,5 @@ __all__ = [
     "StoreConnectionError",
     "StoreUnavailableError",
     "make_rate_counter",
-    "make_view",
+    "make_read_model_store",
 ]

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from gateway.agent import Agent, AgentConfig
-from gateway.facade import Gateway
+from gateway.core.facade import Gateway
 from tests.agent.fake_llm import FakeLLM
 from tests.gateway.conftest import gateway, who
 

@@ -11,9 +11,9 @@ from rich.console import Console
 
 from gateway.agent import Agent, AgentConfig
 from gateway.bootstrap import Sluice
-from gateway.cli.chat import interactive_chat
+from gateway.core.program.sandbox import Sandbox
 from gateway.demo import seed
-from gateway.program.sandbox import Sandbox
+from gateway.interfaces.cli.chat import interactive_chat
 from tests.agent import fake_llm as llm
 from tests.agent.conftest import config_for
 from tests.agent.fake_llm import FakeLLM

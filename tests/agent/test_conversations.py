@@ -15,11 +15,11 @@ from application.store_config import eventsourcing_env
 from domain.conversation import Conversation
 from domain.principal import principal_id
 from gateway.agent import Agent
-from gateway.catalog import Catalog
+from gateway.core.catalog import Catalog
+from gateway.core.errors import GatewayError
+from gateway.core.facade import Gateway
+from gateway.core.program.sandbox import Sandbox
 from gateway.demo import seed
-from gateway.errors import GatewayError
-from gateway.facade import Gateway
-from gateway.program.sandbox import Sandbox
 from tests.agent import fake_llm as llm
 from tests.agent.conftest import config_for
 from tests.agent.fake_llm import FakeLLM

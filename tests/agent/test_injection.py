@@ -14,7 +14,7 @@ from decimal import Decimal
 
 from application.principals import PrincipalView
 from gateway.agent import Agent
-from gateway.facade import Gateway
+from gateway.core.facade import Gateway
 from tests.agent import fake_llm as llm
 from tests.agent.fake_llm import INJECTION, FakeLLM, obey
 from tests.conftest import balances

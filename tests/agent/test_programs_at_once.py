@@ -9,8 +9,8 @@ import pytest
 
 from application.principals import PrincipalView
 from gateway.agent import Agent
-from gateway.errors import GatewayError
-from gateway.facade import Gateway
+from gateway.core.errors import GatewayError
+from gateway.core.facade import Gateway
 from tests.agent import fake_llm as llm
 from tests.agent.fake_llm import FakeLLM
 from tests.gateway.conftest import accounts_state

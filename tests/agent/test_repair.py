@@ -8,7 +8,7 @@ from uuid import UUID
 
 from application.principals import PrincipalView
 from gateway.agent import Agent
-from gateway.facade import Gateway
+from gateway.core.facade import Gateway
 from tests.agent import fake_llm as llm
 from tests.agent.fake_llm import FakeLLM
 from tests.gateway.conftest import accounts_state

@@ -11,7 +11,7 @@ from application.principals import PrincipalView
 from gateway.agent import Agent
 from gateway.agent.structured import ModelAnswer
 from gateway.agent.verifier import verify
-from gateway.facade import Gateway
+from gateway.core.facade import Gateway
 from tests.agent import fake_llm as llm
 from tests.agent.fake_llm import FakeLLM
 from tests.conftest import Clock

@@ -10,10 +10,10 @@ import pytest
 from fastapi.testclient import TestClient
 
 from gateway.bootstrap import Sluice
-from gateway.console.assets import shipped
+from gateway.core.program.sandbox import Sandbox
 from gateway.demo import seed
-from gateway.http.app import create_app
-from gateway.program.sandbox import Sandbox
+from gateway.interfaces.console.assets import shipped
+from gateway.interfaces.http.app import create_app
 from tests.conftest import TEST_CAPS
 
 

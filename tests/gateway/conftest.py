@@ -11,12 +11,12 @@ from application import principals
 from application.ledger import Ledger
 from application.principals import PrincipalView
 from domain.account import Account
-from gateway.catalog import Catalog
+from gateway.core.catalog import Catalog
+from gateway.core.facade import Gateway
+from gateway.core.policy.caps import Caps
+from gateway.core.program.runner import ProgramRunner
+from gateway.core.program.sandbox import Sandbox
 from gateway.demo import seed
-from gateway.facade import Gateway
-from gateway.policy.caps import Caps
-from gateway.program.runner import ProgramRunner
-from gateway.program.sandbox import Sandbox
 from tests.conftest import TEST_CAPS, Clock
 
 

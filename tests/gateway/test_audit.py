@@ -10,7 +10,7 @@ from uuid import UUID
 from application.audit import provenance
 from application.principals import PrincipalView
 from domain.run import Run
-from gateway.facade import Gateway
+from gateway.core.facade import Gateway
 
 PROGRAM = 'transfer(payer="alice", payee="bob", amount=12, memo="lunch")\n'
 

@@ -10,8 +10,8 @@ from collections.abc import Callable
 import pytest
 
 from application.principals import PrincipalView
-from gateway.errors import GatewayError
-from gateway.facade import Gateway
+from gateway.core.errors import GatewayError
+from gateway.core.facade import Gateway
 from tests.gateway.conftest import accounts_state
 
 PAY = 'transfer(payer="alice", payee="carla", amount=1)'

@@ -21,11 +21,11 @@ from application.principals import PrincipalView
 from gateway import logs
 from gateway.bootstrap import Sluice
 from gateway.demo import seed
-from gateway.http.server import http_server
+from gateway.interfaces.http.server import http_server
+from gateway.interfaces.mcp.server import SluiceMCP
+from gateway.interfaces.mcp.stdio import stdio_server
 from gateway.logs.json_lines import MAX_TRACEBACK, JsonLines
 from gateway.logs.queued import QUEUE_SIZE, SluiceQueueHandler
-from gateway.mcp.server import SluiceMCP
-from gateway.mcp.stdio import stdio_server
 
 
 def _loggers() -> dict[str, logging.Logger]:

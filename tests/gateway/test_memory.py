@@ -22,12 +22,12 @@ from application.store_config import eventsourcing_env
 from domain.account import account_id
 from domain.idempotency import IdempotentRequest
 from domain.run import Run
-from gateway.catalog import Catalog
+from gateway.core.catalog import Catalog
+from gateway.core.facade import Gateway
+from gateway.core.program.sandbox import Sandbox
+from gateway.core.results import Outcome
 from gateway.demo import seed
-from gateway.facade import Gateway
-from gateway.http.idempotency import idempotent, request_hash
-from gateway.program.sandbox import Sandbox
-from gateway.results import Outcome
+from gateway.interfaces.http.idempotency import idempotent, request_hash
 from tests.conftest import TEST_CAPS, Clock
 from tests.gateway.conftest import make_gateway
 from tests.stores import empty_store

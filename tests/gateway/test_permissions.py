@@ -17,11 +17,11 @@ from application.ledger import Ledger
 from application.permissions import ROLES
 from application.principals import PrincipalView
 from application.store_config import eventsourcing_env
-from gateway.catalog import Catalog
+from gateway.core.catalog import Catalog
+from gateway.core.errors import GatewayError
+from gateway.core.facade import Gateway
+from gateway.core.program.sandbox import Sandbox
 from gateway.demo import seed
-from gateway.errors import GatewayError
-from gateway.facade import Gateway
-from gateway.program.sandbox import Sandbox
 from tests.conftest import Clock
 from tests.gateway.conftest import accounts_state, make_gateway
 

@@ -11,8 +11,8 @@ import jsonschema
 import pytest
 
 from application.principals import PrincipalView
-from gateway.errors import GatewayError
-from gateway.facade import Gateway
+from gateway.core.errors import GatewayError
+from gateway.core.facade import Gateway
 from tests.gateway.conftest import accounts_state
 
 

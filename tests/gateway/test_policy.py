@@ -1,6 +1,6 @@
 """Every decision of the gateway's policy in one table: a kind of principal x a question.
 
-gateway/policy/decisions.py is the one module that answers "may this principal ...?"; this
+gateway/core/policy/decisions.py is the one module that answers "may this principal ...?"; this
 table is its documentation. A new question must come with its row (the last but one test).
 """
 
@@ -17,9 +17,9 @@ from application.bank.accounts import OpenAccount
 from application.bank.movements import Transfer
 from application.bank.queries import GetBalance
 from application.principals import PrincipalView
-from gateway.errors import GatewayError
-from gateway.facade import Gateway
-from gateway.policy import decisions
+from gateway.core.errors import GatewayError
+from gateway.core.facade import Gateway
+from gateway.core.policy import decisions
 
 CUSTOMER = PrincipalView(name="alice", role="customer", owns=frozenset({"alice"}))
 TELLER = PrincipalView(name="teller", role="teller", owns=frozenset())

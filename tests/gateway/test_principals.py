@@ -7,8 +7,8 @@ import pytest
 from application import principals
 from application.ledger import Ledger
 from application.principals import PrincipalError, hash_key
-from gateway.errors import GatewayError
-from gateway.facade import Gateway
+from gateway.core.errors import GatewayError
+from gateway.core.facade import Gateway
 
 
 def test_a_new_key_authenticates_its_principal_and_is_never_stored(gateway: Gateway) -> None:

@@ -16,12 +16,12 @@ import pytest
 from application import principals
 from application.ledger import Ledger
 from application.principals import PrincipalView
-from gateway.catalog import Catalog
+from gateway.core.catalog import Catalog
+from gateway.core.errors import GatewayError
+from gateway.core.facade import Gateway
+from gateway.core.policy.caps import Caps
+from gateway.core.program.sandbox import Sandbox
 from gateway.demo import seed
-from gateway.errors import GatewayError
-from gateway.facade import Gateway
-from gateway.policy.caps import Caps
-from gateway.program.sandbox import Sandbox
 from tests.conftest import TEST_CAPS, TEST_LIMITS, Clock
 from tests.gateway.conftest import accounts_state, make_gateway
 

@@ -17,10 +17,10 @@ import pytest
 from application.ledger import Ledger
 from application.principals import PrincipalView
 from application.store_config import eventsourcing_env
-from gateway.catalog import Catalog
-from gateway.errors import GatewayError, StaleProposalError
-from gateway.facade import Gateway
-from gateway.program.sandbox import Sandbox
+from gateway.core.catalog import Catalog
+from gateway.core.errors import GatewayError, StaleProposalError
+from gateway.core.facade import Gateway
+from gateway.core.program.sandbox import Sandbox
 from tests.conftest import TEST_CAPS, Clock
 from tests.gateway.conftest import accounts_state, make_gateway
 

@@ -17,8 +17,8 @@ import domain.conversation
 import domain.run
 from application.principals import PrincipalView
 from domain.errors import AccountNotFoundError, DomainError, InsufficientFundsError
-from gateway.errors import GatewayError, refusal_name
-from gateway.facade import Gateway
+from gateway.core.errors import GatewayError, refusal_name
+from gateway.core.facade import Gateway
 from tests.gateway.conftest import accounts_state
 
 PAY_DAN = """\

@@ -24,14 +24,14 @@ from application import principals
 from application.ledger import Ledger
 from application.principals import PrincipalView
 from application.store_config import eventsourcing_env
-from gateway.catalog import Catalog
-from gateway.cli.flow import submit
+from gateway.core.catalog import Catalog
+from gateway.core.errors import GatewayError
+from gateway.core.facade import Gateway
+from gateway.core.program.errors import ProgramError
+from gateway.core.program.pool_settings import PoolConfigError, PoolSettings
+from gateway.core.program.sandbox import Sandbox
 from gateway.demo import seed
-from gateway.errors import GatewayError
-from gateway.facade import Gateway
-from gateway.program.errors import ProgramError
-from gateway.program.pool_settings import PoolConfigError, PoolSettings
-from gateway.program.sandbox import Sandbox
+from gateway.interfaces.cli.flow import submit
 from tests.conftest import TEST_LIMITS, Clock
 from tests.gateway.conftest import accounts_state, make_gateway
 from tests.postgres import support

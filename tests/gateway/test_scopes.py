@@ -12,8 +12,8 @@ import pytest
 from application import principals
 from application.principals import PrincipalError
 from domain.principal import ApiKey
-from gateway.errors import GatewayError
-from gateway.facade import Gateway
+from gateway.core.errors import GatewayError
+from gateway.core.facade import Gateway
 
 TRANSFER = 'transfer(payer="alice", payee="bob", amount=5, memo="agent")\n'
 

@@ -31,9 +31,9 @@ from application.store_config import eventsourcing_env
 from application.verify import verify
 from domain import money
 from gateway.bootstrap import Sluice
+from gateway.core.policy.caps import Caps
 from gateway.demo import seed
-from gateway.http.app import create_app
-from gateway.policy.caps import Caps
+from gateway.interfaces.http.app import create_app
 from tests.served import serving
 from tests.stores import empty_store
 

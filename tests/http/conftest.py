@@ -11,9 +11,9 @@ from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
 from gateway.bootstrap import Sluice
+from gateway.core.program.sandbox import Sandbox
 from gateway.demo import seed
-from gateway.http.app import create_app
-from gateway.program.sandbox import Sandbox
+from gateway.interfaces.http.app import create_app
 from tests.conftest import STORES, TEST_CAPS, Clock
 from tests.stores import empty_store
 

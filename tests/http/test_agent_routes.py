@@ -24,7 +24,7 @@ def _no_model(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_without_a_model_the_agent_answers_503_saying_how_to_configure_one(
     client: TestClient,
 ) -> None:
-    from gateway.http.app import create_app
+    from gateway.interfaces.http.app import create_app
 
     with TestClient(
         create_app(cast(Any, client.app).state.sluice)

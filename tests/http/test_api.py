@@ -385,7 +385,7 @@ def test_events_and_runs_are_for_auditors(client: TestClient) -> None:
 def test_requests_per_minute_are_capped(sluice: Sluice) -> None:
     from dataclasses import replace
 
-    from gateway.http.app import create_app
+    from gateway.interfaces.http.app import create_app
 
     sluice.caps = replace(sluice.caps, requests_per_minute=3)
     with TestClient(create_app(sluice)) as limited:

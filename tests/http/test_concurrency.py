@@ -19,9 +19,9 @@ import pytest
 import uvicorn
 
 from gateway.bootstrap import Sluice
+from gateway.core.program.sandbox import Sandbox
 from gateway.demo import seed
-from gateway.http.app import create_app
-from gateway.program.sandbox import Sandbox
+from gateway.interfaces.http.app import create_app
 from tests.conftest import TEST_CAPS
 
 CLIENTS, TRANSFERS, ACCOUNTS = 16, 200, [f"acct{i}" for i in range(10)]

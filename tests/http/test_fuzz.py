@@ -24,9 +24,9 @@ from schemathesis.specs.openapi.checks import (
 )
 
 from gateway.bootstrap import Sluice
+from gateway.core.program.sandbox import Sandbox
 from gateway.demo import seed
-from gateway.http.app import create_app
-from gateway.program.sandbox import Sandbox
+from gateway.interfaces.http.app import create_app
 from tests.conftest import TEST_CAPS, TEST_LIMITS
 
 # One app for the whole module: schemathesis loads the schema when the module is imported.

@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from gateway.http.probe import Finding, Probe
+from gateway.interfaces.http.probe import Finding, Probe
 
 
 @pytest.mark.asyncio

@@ -14,8 +14,8 @@ import httpx
 import pytest
 
 from gateway.bootstrap import Sluice
+from gateway.core.program.sandbox import Sandbox
 from gateway.demo import seed
-from gateway.program.sandbox import Sandbox
 from tests.conftest import TEST_CAPS
 from tests.http.test_concurrency import serve
 

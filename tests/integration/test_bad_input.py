@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from application.ledger import Ledger
-from gateway.program.runner import ProgramRunner
+from gateway.core.program.runner import ProgramRunner
 from tests.conftest import TEST_LIMITS
 from tests.programs import Programs, store_state_but_runs
 

@@ -10,7 +10,7 @@ from decimal import Decimal
 import pytest
 
 from application.ledger import Ledger
-from gateway.program.runner import ProgramRunner
+from gateway.core.program.runner import ProgramRunner
 from tests.conftest import balances, store_state
 from tests.programs import Programs, store_state_but_runs
 

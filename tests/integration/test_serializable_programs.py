@@ -10,9 +10,9 @@ import pytest
 from application.bank.movements import Deposit
 from application.ledger import Ledger
 from application.store_config import eventsourcing_env
-from gateway.catalog import Catalog
-from gateway.program.runner import ProgramRunner
-from gateway.program.sandbox import Sandbox
+from gateway.core.catalog import Catalog
+from gateway.core.program.runner import ProgramRunner
+from gateway.core.program.sandbox import Sandbox
 from tests.conftest import TEST_LIMITS, balances
 from tests.direct import call_now, seed_demo
 from tests.programs import Programs, store_state_but_runs

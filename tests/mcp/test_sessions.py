@@ -13,7 +13,7 @@ import httpx
 import pytest
 from mcp.shared.exceptions import MCPError
 
-from gateway.policy.caps import Caps
+from gateway.core.policy.caps import Caps
 from tests.mcp.support import (
     AGENT_KEY,
     HUMAN_KEY,

@@ -18,7 +18,7 @@ import pytest
 from mcp.server.request_state import InvalidRequestState
 from mcp.shared.exceptions import MCPError
 
-from gateway.mcp.state_keys import VARIABLE, StateKeysConfigError, request_state_security
+from gateway.interfaces.mcp.state_keys import VARIABLE, StateKeysConfigError, request_state_security
 from tests.mcp.support import (
     AGENT_KEY,
     HUMAN_KEY,

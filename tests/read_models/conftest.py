@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from gateway.bootstrap import Sluice
+from gateway.core.program.sandbox import Sandbox
 from gateway.demo import seed
-from gateway.program.sandbox import Sandbox
 from tests.conftest import STORES, TEST_CAPS
 from tests.stores import empty_store
 

@@ -14,7 +14,7 @@ from typing import Any
 
 from application.read_models.rows import BalanceChange
 from application.read_models.service import LIVE, ReadModels, open_view
-from application.read_models.view import Window
+from application.read_models.store import Window
 from gateway.bootstrap import Sluice
 
 # Names the statement the Postgres child waits in, so the test can see when it has ended.

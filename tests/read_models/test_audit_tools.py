@@ -101,6 +101,6 @@ def corrupt_balance(sluice: Sluice, account: str, balance: Decimal) -> None:
                 (balance, key),
             )
     else:
-        view = sluice.read_models.view
+        view = sluice.read_models.store
         row = view._balances[key]  # type: ignore[attr-defined]
         view._balances[key] = type(row)(row.account, row.owner, balance, row.status, row.version)  # type: ignore[attr-defined]

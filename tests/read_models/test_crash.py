@@ -42,7 +42,7 @@ def test_a_batch_killed_half_written_is_applied_once_after_a_restart(
     restarted.catch_up(["balances"])
     [compared] = Replay(sluice.ledger).run(["balances"], from_scratch=True)
     assert compared.equal is True
-    carla = {row.account: row.balance for row in restarted.view.balances()}["carla"]
+    carla = {row.account: row.balance for row in restarted.store.balances()}["carla"]
     assert carla == Decimal("3.50") + sum(range(1, 41))  # its history, then each deposit once
 
 

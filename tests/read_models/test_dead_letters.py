@@ -14,15 +14,15 @@ from fastapi.testclient import TestClient
 
 from application.read_models.replay import Replay
 from application.read_models.service import ReadModels
-from application.read_models.view import Window
+from application.read_models.store import Window
 from application.verify import verify
 from domain.account import Account, account_id
 from gateway.bootstrap import Sluice
-from gateway.http.app import create_app
+from gateway.interfaces.http.app import create_app
 
 
 def balances(models: ReadModels) -> dict[str, Decimal]:
-    return {row.account: row.balance for row in models.view.balances()}
+    return {row.account: row.balance for row in models.store.balances()}
 
 
 def deposit(sluice: Sluice, account: str, amount: str) -> None:
@@ -176,5 +176,5 @@ def test_a_value_the_store_refuses_is_a_dead_letter(
         assert (projection, poison) in letters
     assert models.position(projection) == models.head()
     assert balances(models)["bob"] == Decimal("25.00")
-    [row] = models.view.statement(account_id("bob").hex, 1)
+    [row] = models.store.statement(account_id("bob").hex, 1)
     assert row.amount == Decimal("2.00")

@@ -8,14 +8,14 @@ import pytest
 
 from application.read_models.replay import Replay
 from application.read_models.service import LIVE, ReadModels, open_view
-from application.read_models.view import StaleWindowError, Window
+from application.read_models.store import StaleWindowError, Window
 from domain.account import account_id
 from gateway.bootstrap import Sluice
 
 
 def test_the_live_models_show_the_history(sluice: Sluice) -> None:
     sluice.read_models.catch_up()
-    view = sluice.read_models.view
+    view = sluice.read_models.store
 
     balances = {row.account: (row.balance, row.status) for row in view.balances()}
     bob = view.statement(account_id("bob").hex, 10)
@@ -70,14 +70,14 @@ def test_a_replay_resumes_where_it_stopped_and_stops_where_asked(sluice: Sluice)
 def test_a_window_applied_twice_is_refused_and_changes_nothing(sluice: Sluice) -> None:
     models = sluice.read_models
     models.catch_up()
-    before = models.view.balances()
+    before = models.store.balances()
     position = models.position("balances")
     name = models.tracking_name("balances")
 
     with pytest.raises(StaleWindowError):
         models.projections["balances"].process_batch([], Window(name, position - 1, position))
 
-    assert models.view.balances() == before
+    assert models.store.balances() == before
     assert models.position("balances") == position
 
 
@@ -89,7 +89,7 @@ def test_a_window_overlapping_one_already_applied_is_refused(sluice: Sluice) -> 
     teller = sluice.gateway.authenticate("sk-demo-teller")
     sluice.gateway.call(teller, "deposit", {"account": "carla", "amount": 1})
     models.catch_up(to=head)
-    before = {row.account: row.balance for row in models.view.balances()}
+    before = {row.account: row.balance for row in models.store.balances()}
     late = ReadModels(sluice.ledger, open_view(sluice.ledger, LIVE))
     notifications = sluice.ledger.recorder.select_notifications(
         head - 5, 100, topics=late.projections["balances"].topics
@@ -100,9 +100,9 @@ def test_a_window_overlapping_one_already_applied_is_refused(sluice: Sluice) -> 
         late.projections["balances"].process_stored(notifications, overlapping)
 
     assert f"recorded position {head}" in str(stale.value)
-    assert {row.account: row.balance for row in models.view.balances()} == before
+    assert {row.account: row.balance for row in models.store.balances()} == before
     models.catch_up()
-    assert {row.account: row.balance for row in models.view.balances()}["carla"] == (
+    assert {row.account: row.balance for row in models.store.balances()}["carla"] == (
         before["carla"] + 1
     )
 
@@ -119,7 +119,7 @@ def test_two_catching_up_at_once_apply_each_event_once(sluice: Sluice) -> None:
         thread.join()
 
     assert Replay(sluice.ledger).run(from_scratch=True)[0].equal is True
-    assert sum(row.balance for row in mine.view.balances()) == Decimal("102.50")
+    assert sum(row.balance for row in mine.store.balances()) == Decimal("102.50")
 
 
 def test_folding_stored_bytes_gives_what_decoding_whole_events_gives(sluice: Sluice) -> None:
@@ -129,5 +129,5 @@ def test_folding_stored_bytes_gives_what_decoding_whole_events_gives(sluice: Slu
     fast.catch_up(["balances"])
     whole.catch_up(["balances"])
 
-    assert fast.view.balances() == whole.view.balances()
-    assert len(fast.view.balances()) == 4
+    assert fast.store.balances() == whole.store.balances()
+    assert len(fast.store.balances()) == 4

@@ -26,10 +26,10 @@ from application.unit_of_work import UnitOfWork
 from application.use_case import UseCase
 from domain.errors import DomainError
 from gateway.bootstrap import Sluice
+from gateway.core.errors import GatewayError
+from gateway.core.program.sandbox import Sandbox
+from gateway.core.read_side import ReadSide
 from gateway.demo import seed
-from gateway.errors import GatewayError
-from gateway.program.sandbox import Sandbox
-from gateway.read_side import ReadSide
 from tests.conftest import STORES, TEST_CAPS
 from tests.postgres import support
 from tests.stores import empty_store

@@ -16,7 +16,7 @@ from pydantic import Field, ValidationError
 from application.bank import BANK_USE_CASES
 from application.use_case import UseCase
 from application.vocabulary import UseCaseDefinitionError
-from gateway.catalog import Catalog, UnknownUseCaseError
+from gateway.core.catalog import Catalog, UnknownUseCaseError
 
 SNAPSHOTS = Path(__file__).parent.parent / "snapshots"
 

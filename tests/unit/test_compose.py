@@ -11,7 +11,7 @@ from typing import Any
 
 import yaml
 
-from gateway.mcp.state_keys import parse_keys
+from gateway.interfaces.mcp.state_keys import parse_keys
 
 ROOT = Path(__file__).resolve().parents[2]
 SLUICE = str(Path(sys.executable).parent / "sluice")

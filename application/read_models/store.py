@@ -1,0 +1,111 @@
+"""The port of the read models: a tracking recorder that writes each window of changes and
+its tracking position in ONE transaction (exactly once), and answers the read side.
+
+A window is the stretch of the log (after, upto] of one projection. It applies only if the
+projection's recorded position is `after` at the moment it is written; the adapter claims
+the tracking row first in the transaction, so two appliers of overlapping windows cannot
+both write: the second finds the position moved and writes nothing (`StaleWindowError`).
+
+Adapters live in `infrastructure` (SQLite, in memory, Postgres); a persistence module that
+serves read models exposes `make_read_model_store(factory, prefix)`.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Collection, Sequence
+from dataclasses import dataclass
+from decimal import Decimal
+
+from eventsourcing.persistence import IntegrityError, Tracking, TrackingRecorder
+
+from application.read_models.rows import (
+    BalanceChange,
+    BalanceRow,
+    DeadLetter,
+    RunChange,
+    RunLink,
+    RunRow,
+    StatementRow,
+)
+
+PROJECTIONS = ("balances", "statement", "runs")
+
+
+@dataclass(frozen=True)
+class Window:
+    """The events after position `after` up to `upto` (inclusive), for one tracking name."""
+
+    name: str
+    after: int
+    upto: int
+
+    @property
+    def tracking(self) -> Tracking:
+        return Tracking(self.name, self.upto)
+
+
+class StaleWindowError(IntegrityError):
+    """The window does not start at the recorded position: another applier moved it on."""
+
+    def __init__(self, window: Window, recorded: int | None) -> None:
+        super().__init__(
+            f"window ({window.after}, {window.upto}] of {window.name} does not start at the "
+            f"recorded position {recorded or 0}; nothing was written"
+        )
+        self.window = window
+        self.recorded = recorded
+
+
+class ReadModelStore(TrackingRecorder, ABC):
+    """Tables named with a prefix (`rm_` live, `replay_` for a rebuild beside them)."""
+
+    prefix: str
+
+    @abstractmethod
+    def apply_balances(self, changes: Sequence[BalanceChange], window: Window) -> None: ...
+
+    @abstractmethod
+    def apply_statement(
+        self, entries: Sequence[StatementRow], links: Sequence[RunLink], window: Window
+    ) -> None: ...
+
+    @abstractmethod
+    def apply_runs(self, changes: Sequence[RunChange], window: Window) -> None: ...
+
+    @abstractmethod
+    def record_dead_letter(self, letter: DeadLetter, window: Window) -> None:
+        """Keep an event the projection could not apply, and move past it (one transaction)."""
+
+    @abstractmethod
+    def dead_letters(self, projection: str | None = None) -> list[DeadLetter]:
+        """In log order; of one projection, or of all."""
+
+    @abstractmethod
+    def balances(self, accounts: Collection[str] | None = None) -> list[BalanceRow]:
+        """Rows in account order; all of them, or those named."""
+
+    @abstractmethod
+    def statement(self, aggregate_id: str, limit: int) -> list[StatementRow]:
+        """Newest first."""
+
+    @abstractmethod
+    def statement_entries(self) -> list[StatementRow]:
+        """All of them, in log order (for comparisons)."""
+
+    @abstractmethod
+    def last_balances(self, aggregate_ids: Collection[str]) -> dict[str, Decimal]:
+        """The balance after each account's latest statement entry, by aggregate id."""
+
+    @abstractmethod
+    def runs(self, run_ids: Collection[str] | None = None) -> list[RunRow]: ...
+
+    @abstractmethod
+    def reset(self, projection: str, tracking_name: str) -> None:
+        """Forget a projection's rows, dead letters and position: it rebuilds from the start."""
+
+    @abstractmethod
+    def take_over(self, projection: str, source_prefix: str, source: str, tracking: str) -> int:
+        """Replace this view's rows, dead letters and position of `projection` with those of
+        the same projection in the tables of `source_prefix` (tracked as `source`), in one
+        transaction; the position taken over."""

@@ -1,0 +1,62 @@
+"""The catalog: directory, sheets and stubs, all derived from the use-case classes alone."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from functools import cached_property
+from typing import Any
+
+from application.use_case import UseCase
+from gateway.core.sheets import sheet_of
+from gateway.core.stubs import render_stubs
+
+
+class UnknownUseCaseError(LookupError):
+    def __init__(self, name: str) -> None:
+        # A name a caller typed is quoted escaped unless it could be a use case's name.
+        super().__init__(f"no use case {name if name.isidentifier() else repr(name)[:70]}")
+        self.name = name
+
+
+class Catalog:
+    def __init__(self, header: str, use_cases: Iterable[type[UseCase[Any]]]) -> None:
+        self.header = header
+        self._by_name: dict[str, type[UseCase[Any]]] = {}
+        for use_case in use_cases:
+            if use_case.name in self._by_name:
+                raise ValueError(f"two use cases are named {use_case.name}")
+            self._by_name[use_case.name] = use_case
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return tuple(self._by_name)
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._by_name
+
+    def get(self, name: str) -> type[UseCase[Any]]:
+        try:
+            return self._by_name[name]
+        except KeyError:
+            raise UnknownUseCaseError(name) from None
+
+    def directory(self) -> str:
+        """The header, then one line per use case: `- transfer [write] Send money ...`."""
+        lines = [f"- {u.name} [{u.kind}] {u.summary()}" for u in self._by_name.values()]
+        return "\n".join([self.header, *lines]) + "\n"
+
+    def sheet(self, name: str) -> dict[str, Any]:
+        return sheet_of(self.get(name))
+
+    def sheets(self, names: Sequence[str]) -> list[dict[str, Any]]:
+        """Sheets in the order asked; an unknown name refuses them all."""
+        return [self.sheet(name) for name in names]
+
+    def only(self, names: Iterable[str]) -> Catalog:
+        """The same catalog restricted to some use cases, in the same order."""
+        keep = set(names)
+        return Catalog(self.header, [u for u in self._by_name.values() if u.name in keep])
+
+    @cached_property
+    def stubs(self) -> str:
+        return render_stubs(self._by_name.values())

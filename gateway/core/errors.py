@@ -1,0 +1,126 @@
+"""Refusals of the gateway, by kind; the HTTP layer maps each kind to a status and a type."""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Literal
+
+from application.inert_text import clip
+from domain.errors import DomainError
+from gateway.core.results import Proposal, StaleConfirmation
+
+# A refusal may quote what it refuses (a value, an exception's text): it is kept and shown
+# as printable text of at most this many UTF-8 bytes, the cut marked.
+MAX_ERROR_BYTES = 2 * 1024
+ErrorKind = Literal[
+    "unauthenticated",
+    "forbidden",
+    "not-found",
+    "bad-request",
+    "invalid-program",
+    "cap-exceeded",
+    "refused",
+    "conflict",
+    "gone",
+    "rate-limited",
+    "unavailable",
+    "idempotency-key-reused",
+    "payload-too-large",
+]
+
+
+class GatewayError(Exception):
+    """One clear message; the run that recorded it and the program position, when known.
+
+    The message is made printable and bounded here, whatever it quotes. `refusal` is the
+    domain's own error when a use case refused, kept with its class to the edge, which
+    names it (`refusal_name`) beside the kind."""
+
+    def __init__(
+        self,
+        kind: ErrorKind,
+        message: str,
+        *,
+        run_id: str | None = None,
+        line: int | None = None,
+        column: int | None = None,
+        step: int | None = None,
+        extra: dict[str, Any] | None = None,
+        refusal: DomainError | None = None,
+    ) -> None:
+        message = clip(message, MAX_ERROR_BYTES)
+        super().__init__(message)
+        self.kind = kind
+        self.message = message
+        self.run_id = run_id
+        self.line = line
+        self.column = column
+        self.step = step
+        self.extra = extra or {}
+        self.refusal = refusal
+
+    def __str__(self) -> str:
+        if self.step is not None:
+            return f"{self.message} (step {self.step})"
+        if self.line is not None:
+            return f"{self.message} (line {self.line}, column {self.column})"
+        return self.message
+
+    def to_json(self) -> dict[str, Any]:
+        body: dict[str, Any] = {"kind": self.kind, "error": str(self)}
+        if self.run_id:
+            body["run_id"] = self.run_id
+        if self.step is not None:
+            body["step"] = self.step
+        elif self.line is not None:
+            body["line"], body["column"] = self.line, self.column
+        if self.refusal is not None:
+            body["refusal"] = refusal_name(type(self.refusal))
+        return body | self.extra
+
+
+def refusal_name(refusal: type[DomainError]) -> str:
+    """The name callers see for the rule that refused: the domain error's class, less
+    `Error`, in kebab case (AccountNotFoundError: `account-not-found`). It stands beside the
+    kind, which is the path's own: `refused` (422) for a call, `conflict` for a stale preview."""
+    name = refusal.__name__.removesuffix("Error")
+    return _WORD_START.sub("-", name).lower()
+
+
+_WORD_START = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
+
+
+class StaleProposalError(GatewayError):
+    """Confirming a preview that is no longer the proposal's (a conflict): nothing was
+    written. `stale.proposal` is the proposal as it is now: a fresh preview to review and
+    confirm when it is pending, or failed when the program now fails. The JSON edges show
+    it as the problem's `proposal` (without its outcome)."""
+
+    def __init__(
+        self, message: str, proposal: Proposal, *, refusal: DomainError | None = None
+    ) -> None:
+        shown = proposal.model_dump(mode="json", exclude={"outcome"})
+        super().__init__(
+            "conflict", message, run_id=proposal.id, extra={"proposal": shown}, refusal=refusal
+        )
+        self.stale = StaleConfirmation(run_id=proposal.id, message=self.message, proposal=proposal)
+
+    @property
+    def fresh(self) -> Proposal | None:
+        """The fresh preview's proposal, when it waits for a person's confirmation."""
+        proposal = self.stale.proposal
+        return proposal if proposal.status == "pending" else None
+
+
+# The stage a program failed at decides who must act, hence the kind of error.
+STAGE_KINDS: dict[str, ErrorKind] = {
+    "syntax": "invalid-program",
+    "check": "invalid-program",
+    "type": "invalid-program",
+    "runtime": "invalid-program",
+    "sandbox": "invalid-program",
+    "denied": "forbidden",
+    "limit": "cap-exceeded",
+    "refused": "refused",
+    "conflict": "conflict",
+}

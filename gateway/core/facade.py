@@ -1,0 +1,340 @@
+"""The hardened facade: everything an agent, a client or an operator may ask of Sluice.
+
+Every entry takes the authenticated principal; HTTP, the CLI and the agent call only this.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from pydantic import ValidationError
+
+from application import principals as principal_store
+from application.event_json import plain
+from application.executor import execute
+from application.ledger import Ledger
+from application.principals import PrincipalView
+from application.read_models.queries import ReadModelQueries
+from application.unit_of_work import ConflictError, UnitOfWork
+from application.use_case import UseCase
+from application.validation import describe
+from domain.errors import DomainError
+from gateway.core.catalog import Catalog, UnknownUseCaseError
+from gateway.core.errors import STAGE_KINDS, GatewayError
+from gateway.core.plans import plan_schema
+from gateway.core.policy.access import PrincipalGuard
+from gateway.core.policy.at_once import ProgramsAtOnce
+from gateway.core.policy.caps import Caps
+from gateway.core.policy.decisions import (
+    Channel,
+    denial,
+    may_call,
+    may_call_directly,
+    may_decide,
+    visible_accounts,
+)
+from gateway.core.policy.rate import PROGRAMS, RateLimiter
+from gateway.core.program.runner import ProgramRunner
+from gateway.core.program.sandbox import CallRefusedError, SandboxBusyError
+from gateway.core.proposals import Clock, Proposals, Recorder, utc_now
+from gateway.core.results import Outcome, Proposal
+from gateway.core.runs import outcome_json
+from gateway.core.text_fields import check_source, check_words
+
+# How many times a direct call is done again, on fresh state, when its commit meets a change.
+DIRECT_ATTEMPTS = 3
+
+
+class Gateway:
+    def __init__(
+        self,
+        ledger: Ledger,
+        catalog: Catalog,
+        runner: ProgramRunner,
+        caps: Caps,
+        clock: Clock = utc_now,
+    ) -> None:
+        self.ledger = ledger
+        self.catalog = catalog
+        self.caps = caps
+        self.rate = RateLimiter.in_store(ledger, PROGRAMS, caps.programs_per_minute)
+        self.at_once = ProgramsAtOnce(caps.programs_at_once)
+        # A person's confirmation that must run the program again waits for a slot as long
+        # as a program waits for a sandbox worker.
+        self.rerun_wait_seconds = runner.sandbox.settings.wait_seconds
+        self.proposals = Proposals(ledger, catalog, runner, caps, clock, running=self._rerun)
+        # Direct reads are answered from the read models when they are wired in.
+        self.queries: ReadModelQueries | None = None
+
+    # Who is asking.
+
+    def authenticate(self, api_key: str | None) -> PrincipalView:
+        if not api_key:
+            raise GatewayError("unauthenticated", "an API key is required")
+        principal = principal_store.authenticate(self.ledger, api_key)
+        if principal is None:
+            raise GatewayError("unauthenticated", "this API key is unknown or revoked")
+        return principal
+
+    # What it may see.
+
+    def catalog_for(self, principal: PrincipalView) -> Catalog:
+        allowed = [n for n in self.catalog.names if may_call(principal, self.catalog.get(n))]
+        return self.catalog.only(allowed)
+
+    def directory(self, principal: PrincipalView) -> str:
+        return self.catalog_for(principal).directory()
+
+    def sheets(self, principal: PrincipalView, names: list[str]) -> list[dict[str, Any]]:
+        for name in names:
+            self._use_case(principal, name)
+        return self.catalog.sheets(names)
+
+    def plan_schema(self, principal: PrincipalView) -> dict[str, Any]:
+        return plan_schema(self.catalog_for(principal), self.caps.max_calls)
+
+    # What it may do.
+
+    def call(
+        self,
+        principal: PrincipalView,
+        name: str,
+        arguments: Any,
+        *,
+        record: Recorder | None = None,
+        consistent: bool = False,
+    ) -> Outcome:
+        """A direct call by the principal's own client: same permissions and caps, no preview.
+
+        `record`, given the response, returns an aggregate to append in the same transaction
+        as the call's events (an Idempotency-Key's answer); the response then carries no
+        log positions, so that a replay of it is identical.
+        """
+        use_case_class = self.check_direct(principal, name)
+        if not isinstance(arguments, dict):
+            raise GatewayError("bad-request", f"{name}: arguments must be a JSON object")
+        try:
+            use_case = use_case_class.model_validate(arguments)
+        except ValidationError as error:
+            raise GatewayError("bad-request", f"{name}: {describe(error)}") from None
+        source = json.dumps({"use_case": name, "arguments": plain(use_case.model_dump())})
+        visible = visible_accounts(principal)
+        # A direct call has no preview a person agreed to: when the accounts it read moved
+        # before its commit, doing it again on their new state is what was asked.
+        for attempt in range(1, DIRECT_ATTEMPTS + 1):
+            uow = UnitOfWork(self.ledger, visible=visible)
+            try:
+                PrincipalGuard(principal, self.catalog, self.caps).check_call(use_case)
+                if self.queries is not None and self.queries.handles(use_case_class):
+                    return self._query(use_case, visible, consistent=consistent)
+                result = self._execute(use_case, uow)
+            except CallRefusedError as refusal:
+                kind = STAGE_KINDS.get(refusal.stage, "refused")
+                run = self._record_failure(principal, source, str(refusal))
+                raise GatewayError(
+                    kind, str(refusal), run_id=run, refusal=refusal.refusal
+                ) from None
+            if not uow.events and use_case_class.kind == "read":
+                return _answered(result)
+            try:
+                return self._commit_direct(principal, source, uow, result, record)
+            except ConflictError as conflict:
+                if attempt == DIRECT_ATTEMPTS:
+                    raise GatewayError(
+                        "conflict", f"{conflict} (tried {DIRECT_ATTEMPTS} times)"
+                    ) from None
+        raise AssertionError("unreachable")
+
+    def propose(
+        self, principal: PrincipalView, language: str, source: str, *, request: str | None = None
+    ) -> Proposal:
+        # Text no store or screen should hold is refused before anything is counted or kept.
+        check_source(source)
+        if request is not None:
+            check_words("request", request)
+        with self._running(principal, "propose", ""), _sandbox_busy_is_unavailable():
+            return self.proposals.propose(principal, language, source, request=request)
+
+    def proposal(self, principal: PrincipalView, run_id: str) -> Proposal:
+        return self.proposals.get(principal, run_id)
+
+    def confirm(
+        self,
+        principal: PrincipalView,
+        run_id: str,
+        preview_hash: str,
+        *,
+        record: Recorder | None = None,
+    ) -> Outcome:
+        self.check_decides(principal, run_id, "confirm")
+        # Committing a preview runs nothing, so it takes none of the principal's programs at
+        # once; a stale one previews the program again (`_rerun`), and may meet a busy sandbox.
+        with _sandbox_busy_is_unavailable():
+            return self.proposals.confirm(principal, run_id, preview_hash, record=record)
+
+    def reject(self, principal: PrincipalView, run_id: str) -> Proposal:
+        self.check_decides(principal, run_id, "reject")
+        return self.proposals.reject(principal, run_id)
+
+    def confirm_elicited(self, principal: PrincipalView, run_id: str, preview_hash: str) -> Outcome:
+        """Confirm for the person at the principal's MCP client, who accepted this very
+        preview when their client asked them (elicitation). The answer is theirs, so the
+        policy lets it decide whatever the key's scope: the one route on which an agent's
+        proposal is confirmed."""
+        self.check_decides(principal, run_id, "confirm", "elicitation")
+        with _sandbox_busy_is_unavailable():
+            return self.proposals.confirm(principal, run_id, preview_hash)
+
+    def reject_elicited(self, principal: PrincipalView, run_id: str) -> Proposal:
+        """Reject for the person at the principal's MCP client, who declined when asked."""
+        self.check_decides(principal, run_id, "reject", "elicitation")
+        return self.proposals.reject(principal, run_id)
+
+    def check_direct(self, principal: PrincipalView, name: str) -> type[UseCase[Any]]:
+        """The use case a direct call names, if the principal may call it without a preview.
+
+        A direct write commits with no preview to confirm, so only a person makes one."""
+        use_case_class = self._use_case(principal, name)
+        if not may_call_directly(principal, use_case_class):
+            raise GatewayError(
+                "forbidden",
+                f"{name} writes, and a key with scope agent may not write directly: propose a "
+                "program instead, and a person confirms its preview",
+            )
+        return use_case_class
+
+    @staticmethod
+    def check_decides(
+        principal: PrincipalView, run_id: str, verb: str, channel: Channel = "key"
+    ) -> None:
+        """Agents propose, people decide: a key with scope agent never confirms or rejects."""
+        if not may_decide(principal, channel):
+            raise GatewayError(
+                "forbidden",
+                f"proposal {run_id}: a key with scope agent may propose but never {verb}; "
+                f"a person does, with a human key (the web console, `sluice confirm`) or by "
+                "answering the MCP client's confirmation request",
+                run_id=run_id,
+            )
+
+    # Inside.
+
+    def _admit_program(self, principal: PrincipalView, verb: str, why: str) -> None:
+        """Count one program run of the principal's; past programs_per_minute, refuse it."""
+        allowed = f"{verb} {self.caps.programs_per_minute} programs a minute{why}"
+        self.rate.admit_or_refuse(principal, PROGRAMS, allowed)
+
+    @contextmanager
+    def _running(
+        self, principal: PrincipalView, verb: str, why: str, *, wait_seconds: float = 0
+    ) -> Iterator[None]:
+        """Hold one of the principal's programs_at_once while its program is checked and run;
+        with none free (after `wait_seconds`), refuse it before anything is counted."""
+        if not self.at_once.take(principal.name, wait_seconds=wait_seconds):
+            raise self._too_many_at_once(principal, wait_seconds, why)
+        try:
+            self._admit_program(principal, verb, why)
+            yield
+        finally:
+            self.at_once.give_back(principal.name)
+
+    @contextmanager
+    def _rerun(self, principal: PrincipalView) -> Iterator[None]:
+        # A stale proposal's fresh preview runs the program again and is stored with the
+        # run: it counts, so the previews a principal can store are bounded by the rate,
+        # and it runs in the sandbox, so it holds one of the principal's programs at once.
+        why = " (a fresh preview of a stale proposal is one); nothing was written"
+        with self._running(principal, "run", why, wait_seconds=self.rerun_wait_seconds):
+            yield
+
+    def _too_many_at_once(self, principal: PrincipalView, waited: float, why: str) -> GatewayError:
+        limit = self.caps.programs_at_once
+        still, after = ("still ", f" after {waited:g} s") if waited else ("", "")
+        held = f"1 program at once and 1 is {still}running{after}"
+        if limit > 1:
+            held = f"{limit} programs at once and {limit} are {still}running{after}"
+        # A slot frees when one of the principal's programs ends: within its time cap.
+        retry = max(1, math.ceil(self.caps.max_run_seconds))
+        return GatewayError(
+            "rate-limited",
+            f"cap programs_at_once: principal {principal.name} may run {held}"
+            f"{why or '; nothing was written'}; retry in {retry} s",
+            extra={"retry_after": retry},
+        )
+
+    def _use_case(self, principal: PrincipalView, name: str) -> type[UseCase[Any]]:
+        try:
+            use_case = self.catalog.get(name)
+        except UnknownUseCaseError as error:
+            raise GatewayError("not-found", str(error)) from None
+        if not may_call(principal, use_case):
+            raise GatewayError("forbidden", denial(principal, name))
+        return use_case
+
+    def _query(
+        self, use_case: UseCase[Any], visible: frozenset[str] | None, *, consistent: bool
+    ) -> Outcome:
+        assert self.queries is not None
+        try:
+            value = self.queries.answer(use_case, visible, consistent=consistent)
+        except DomainError as refusal:
+            raise CallRefusedError.refusing(use_case.name, refusal) from None
+        result = type(use_case).result_adapter().dump_python(value, mode="json")
+        return _answered(result)
+
+    def _execute(self, use_case: UseCase[Any], uow: UnitOfWork) -> Any:
+        try:
+            executed = execute(use_case, uow)
+        except DomainError as refusal:
+            raise CallRefusedError.refusing(use_case.name, refusal) from None
+        return type(use_case).result_adapter().dump_python(executed.value, mode="json")
+
+    def _commit_direct(
+        self,
+        principal: PrincipalView,
+        source: str,
+        uow: UnitOfWork,
+        result: Any,
+        record: Recorder | None,
+    ) -> Outcome:
+        shown = [uow.event_json(e) for e in uow.events]
+        run = self.proposals.direct_run(principal, source, uow, shown, result)
+        response = outcome_json(run)
+        kept = [record(response)] if record else []
+        committed = uow.commit(run, *kept)
+        if record:
+            return Outcome.model_validate(response)
+        events = [uow.event_json(c.event, c.position) for c in committed]
+        return Outcome.model_validate(response | {"events": events})
+
+    def _record_failure(self, principal: PrincipalView, source: str, error: str) -> str:
+        run = self.proposals.failed_run(principal, source, error)
+        return str(run.id)
+
+
+def _answered(result: Any) -> Outcome:
+    """A read's answer: nothing changed, nothing recorded."""
+    return Outcome(
+        run_id=None, status="committed", changed="nothing", events=[], result=result, error=None
+    )
+
+
+@contextmanager
+def _sandbox_busy_is_unavailable() -> Iterator[None]:
+    """No worker came free: the program did not run, so nothing is recorded; retry later."""
+    try:
+        yield
+    except SandboxBusyError as busy:
+        raise GatewayError(
+            "unavailable",
+            f"{busy}; the program did not run and nothing was written; "
+            f"retry in {busy.retry_after} s",
+            extra={"retry_after": busy.retry_after},
+        ) from None
+
+
+__all__ = ["Gateway", "GatewayError"]

@@ -1,0 +1,157 @@
+"""Preview a program against a unit of work; `gateway.core.proposals` commits what it showed."""
+
+from __future__ import annotations
+
+import json
+import sys
+from dataclasses import dataclass, field
+from typing import Any
+
+from pydantic import ValidationError
+
+from application.event_json import plain
+from application.executor import execute
+from application.inert_text import clip, clip_value, inert_value
+from application.ledger import Ledger
+from application.unit_of_work import UnitOfWork
+from application.validation import describe
+from domain.errors import DomainError
+from gateway.core.catalog import Catalog
+from gateway.core.program.call_record import CallRecord
+from gateway.core.program.errors import ProgramError
+from gateway.core.program.guard import OpenGuard, ProgramGuard
+from gateway.core.program.limits import ProgramLimits
+from gateway.core.program.sandbox import CallRefusedError, Sandbox
+from gateway.core.program.static_check import check_program
+
+
+@dataclass
+class Preview:
+    """A program run on a unit of work: what it would append, or why it cannot."""
+
+    source: str
+    uow: UnitOfWork
+    calls: list[CallRecord] = field(default_factory=list)
+    result: Any = None
+    output: str = ""
+    error: ProgramError | None = None
+    caps: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None
+
+    @property
+    def events(self) -> list[dict[str, Any]]:
+        return [self.uow.event_json(e) for e in self.uow.events]
+
+    @property
+    def writes(self) -> bool:
+        return bool(self.uow.events)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "events": self.events,
+            "calls": [call.to_json() for call in self.calls],
+            "result": self.result,
+            "output": self.output,
+            "caps": self.caps,
+            "error": None if self.error is None else str(self.error),
+        }
+
+
+class ProgramRunner:
+    def __init__(
+        self, ledger: Ledger, catalog: Catalog, sandbox: Sandbox, limits: ProgramLimits
+    ) -> None:
+        self.ledger = ledger
+        self.catalog = catalog
+        self.sandbox = sandbox
+        self.limits = limits
+
+    def preview(
+        self, source: str, *, guard: ProgramGuard | None = None, uow: UnitOfWork | None = None
+    ) -> Preview:
+        """Check and run the program; nothing is written whatever happens."""
+        checks = guard or OpenGuard()
+        preview = Preview(source=source, uow=uow or UnitOfWork(self.ledger))
+        try:
+            shape = check_program(source, self.catalog.names, self.limits)
+            checks.check_shape(shape)
+            # The time cap is the sandbox's clock alone: waiting for a worker, or for the
+            # store while a call is answered, is not the program's run. A busy sandbox
+            # raises SandboxBusyError, which is no ProgramError: it is not the program's.
+            calls = _Calls(self, preview, checks)
+            run = self.sandbox.run(source, self.catalog.stubs, shape.named, calls)
+            # Printed text is the program's: stored and shown inert, with its lines.
+            preview.output = clip(run.output, self.limits.max_output_bytes, lines=True)
+            preview.result = self._result(run.result)
+        except ProgramError as error:
+            preview.error = error
+        preview.caps = checks.usage()
+        return preview
+
+    def _result(self, value: Any) -> Any:
+        result = inert_value(plain(value))
+        try:
+            size = len(json.dumps(result))
+        except (TypeError, ValueError):
+            try:
+                shown = repr(value)
+            except ValueError:
+                # Neither JSON nor repr writes an int past sys.get_int_max_str_digits().
+                raise ProgramError(
+                    "limit",
+                    "result limit: the result holds an integer of more than "
+                    f"{sys.get_int_max_str_digits()} digits",
+                ) from None
+            result = inert_value(shown)
+            size = len(json.dumps(result))
+        if size > self.limits.max_result_bytes:
+            raise ProgramError(
+                "limit",
+                f"result limit: the result is {size} bytes, over {self.limits.max_result_bytes}",
+            )
+        return result
+
+
+class _Calls:
+    """Answers one program's use-case calls: caps first, then validation, then execute."""
+
+    def __init__(self, runner: ProgramRunner, preview: Preview, guard: ProgramGuard) -> None:
+        self.limits = runner.limits
+        self.catalog = runner.catalog
+        self.preview = preview
+        self.guard = guard
+
+    def __call__(self, name: str, arguments: dict[str, Any], line: int, column: int) -> Any:
+        preview = self.preview
+        if len(preview.calls) >= self.limits.max_calls:
+            raise CallRefusedError(
+                f"call limit: the program made more than {self.limits.max_calls} use-case calls",
+                "limit",
+            )
+        use_case_class = self.catalog.get(name)
+        try:
+            use_case = use_case_class.model_validate(arguments)
+        except ValidationError as error:
+            raise CallRefusedError(f"{name}: {describe(error)}") from None
+        self.guard.check_call(use_case)
+        try:
+            executed = execute(use_case, preview.uow)
+        except DomainError as refusal:
+            raise CallRefusedError.refusing(name, refusal) from None
+        adapter = use_case_class.result_adapter()
+        bound = self.limits.max_call_value_bytes
+        arguments = plain(use_case.model_dump(mode="python"))
+        preview.calls.append(
+            CallRecord(
+                name=name,
+                arguments={key: clip_value(value, bound) for key, value in arguments.items()},
+                result=clip_value(adapter.dump_python(executed.value, mode="json"), bound),
+                line=line,
+                column=column,
+                events=len(executed.events),
+            )
+        )
+        return adapter.dump_python(executed.value, mode="python")

@@ -1,0 +1,223 @@
+"""Checks made on a program's text before anything runs.
+
+The sandbox already denies imports, files and dunders; refusing them here as well gives
+the author one clear line with its place, and yields the set of use cases the program
+names (what a permission check needs) without running it.
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+import contextlib
+import io
+import re
+import sys
+import tokenize
+from collections.abc import Collection
+from dataclasses import dataclass, field
+from typing import Any
+
+from gateway.core.program.errors import ProgramError
+from gateway.core.program.limits import ProgramLimits
+
+SAFE_BUILTINS = frozenset(
+    {
+        "abs", "all", "any", "bool", "dict", "divmod", "enumerate", "filter", "float",
+        "format", "frozenset", "int", "isinstance", "len", "list", "map", "max", "min",
+        "print", "range", "repr", "reversed", "round", "set", "sorted", "str", "sum",
+        "tuple", "zip", "True", "False", "None",
+        "Exception", "ValueError", "KeyError", "IndexError", "TypeError", "RuntimeError",
+        "ZeroDivisionError", "ArithmeticError", "LookupError", "AssertionError",
+    }
+)  # fmt: skip
+
+
+@dataclass(frozen=True)
+class LiteralCall:
+    """A use-case call as written: the arguments given as literals, and its place."""
+
+    name: str
+    literals: dict[str, Any]
+    line: int
+    column: int
+
+
+@dataclass
+class ProgramShape:
+    """What can be known of a program without running it."""
+
+    named: set[str] = field(default_factory=set)
+    calls: list[LiteralCall] = field(default_factory=list)
+
+
+def check_program(source: str, use_cases: Collection[str], limits: ProgramLimits) -> ProgramShape:
+    """The use cases the program names and calls, or a ProgramError at the first problem."""
+    size = len(source.encode())
+    if size > limits.max_source_bytes:
+        raise ProgramError(
+            "limit", f"program size: {size} bytes is over the limit of {limits.max_source_bytes}"
+        )
+    try:
+        tree = ast.parse(source, mode="exec")
+    except SyntaxError as error:
+        raise _syntax_error(source, error) from None
+    except (RecursionError, MemoryError):
+        # CPython builds the tree recursively (about 3000 levels) and its parser's stack
+        # overflows as a MemoryError: a chain of 3000 unary minuses, terms or attributes
+        # fits in the size limit. The sandbox itself parses at most about 200 levels.
+        line, column = _most_operators(source)
+        raise ProgramError(
+            "syntax", "syntax error: expressions nested too deeply to check", line, column
+        ) from None
+    defined = _defined_names(tree)
+    shape = ProgramShape()
+    try:
+        for node in ast.walk(tree):
+            _check_node(node, use_cases, defined, shape)
+    except ProgramError as refusal:
+        refusal.column = _character_column(source, refusal.line or 1, refusal.column or 1)
+        raise
+    for call in shape.calls:
+        object.__setattr__(call, "column", _character_column(source, call.line, call.column))
+    shape.calls.sort(key=lambda call: (call.line, call.column))
+    return shape
+
+
+_DIGITS_LIMIT = re.compile(r"Exceeds the limit \((\d+) digits\)")
+# Tokens that make an expression one level deeper when chained.
+_NESTING_WORDS = frozenset({"not", "and", "or", "if", "else", "lambda", "await", "in", "is"})
+_FLAT = frozenset({",", ";", ":", ")", "]", "}"})
+
+
+def _syntax_error(source: str, error: SyntaxError) -> ProgramError:
+    limit = _DIGITS_LIMIT.search(error.msg or "")
+    if limit:
+        # Python's message names sys.set_int_max_str_digits, which no program may call.
+        return _long_integer(source, int(limit.group(1)))
+    line, column = error.lineno or 1, error.offset or 1
+    return ProgramError("syntax", f"syntax error: {error.msg}", line, column)
+
+
+def _long_integer(source: str, limit: int) -> ProgramError:
+    for token in _tokens(source):
+        digits = sum(char.isdigit() for char in token.string)
+        if token.type == tokenize.NUMBER and digits > limit:
+            line, column = token.start
+            return ProgramError(
+                "syntax",
+                f"syntax error: an integer literal of {digits} digits is over the limit of {limit}",
+                line,
+                column + 1,
+            )
+    limit_now = sys.get_int_max_str_digits()
+    return ProgramError("syntax", f"syntax error: an integer literal is over {limit_now} digits")
+
+
+def _most_operators(source: str) -> tuple[int, int]:
+    """Where the statement with the most operators starts: the one nested too deeply."""
+    best, count, start = 0, 0, (1, 0)
+    first: tuple[int, int] | None = None
+    for token in _tokens(source):
+        if token.type in (tokenize.NEWLINE, tokenize.ENDMARKER):
+            if first is not None and count > best:
+                best, start = count, first
+            count, first = 0, None
+        elif token.type not in (tokenize.NL, tokenize.COMMENT, tokenize.INDENT, tokenize.DEDENT):
+            first = first or token.start
+            operator = token.type == tokenize.OP and token.string not in _FLAT
+            count += operator or (token.type == tokenize.NAME and token.string in _NESTING_WORDS)
+    line, column = start
+    return line, column + 1
+
+
+def _tokens(source: str) -> list[tokenize.TokenInfo]:
+    """The program's tokens (tokenize is iterative), as many as can be read."""
+    tokens: list[tokenize.TokenInfo] = []
+    with contextlib.suppress(tokenize.TokenError, SyntaxError):
+        for token in tokenize.generate_tokens(io.StringIO(source).readline):
+            tokens.append(token)
+    return tokens
+
+
+def _character_column(source: str, line: int, byte_column: int) -> int:
+    """ast counts columns in UTF-8 bytes; people count characters."""
+    text = source.splitlines()[line - 1] if source.splitlines() else ""
+    return len(text.encode()[: byte_column - 1].decode(errors="ignore")) + 1
+
+
+def _check_node(
+    node: ast.AST, use_cases: Collection[str], defined: set[str], shape: ProgramShape
+) -> None:
+    if isinstance(node, ast.Import | ast.ImportFrom):
+        raise _refuse(node, "import is not allowed: a program can only call the use cases")
+    if isinstance(node, ast.Attribute) and node.attr.startswith("_"):
+        raise _refuse(node, f"access to attribute {node.attr} is not allowed")
+    if isinstance(node, ast.Global | ast.Nonlocal):
+        raise _refuse(node, "global and nonlocal are not allowed")
+    definition = ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef
+    if isinstance(node, definition) and node.name in use_cases:
+        raise _refuse(node, f"{node.name} is a use case and cannot be redefined")
+    if isinstance(node, ast.Name):
+        _check_name(node, use_cases, defined, shape.named)
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in use_cases:
+        _check_use_case_call(node, node.func.id)
+        shape.calls.append(_literal_call(node, node.func.id))
+
+
+def _check_name(
+    node: ast.Name, use_cases: Collection[str], defined: set[str], named: set[str]
+) -> None:
+    name = node.id
+    if name.startswith("__"):
+        raise _refuse(node, f"{name} is not allowed")
+    if name in use_cases:
+        if isinstance(node.ctx, ast.Store | ast.Del):
+            raise _refuse(node, f"{name} is a use case and cannot be reassigned")
+        named.add(name)
+        return
+    if name in defined or name in SAFE_BUILTINS:
+        return
+    if hasattr(builtins, name):
+        raise _refuse(node, f"{name} is not allowed in a program")
+    raise _refuse(node, f"unknown function or name {name}")
+
+
+def _check_use_case_call(node: ast.Call, name: str) -> None:
+    if node.args:
+        raise _refuse(node, f"{name}: arguments must be given by name, as in name=value")
+    if any(keyword.arg is None for keyword in node.keywords):
+        raise _refuse(node, f"{name}: arguments must be written out, not unpacked with **")
+
+
+def _literal_call(node: ast.Call, name: str) -> LiteralCall:
+    literals = {}
+    for keyword in node.keywords:
+        try:
+            literals[str(keyword.arg)] = ast.literal_eval(keyword.value)
+        except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+            continue  # computed when the program runs; checked then
+    return LiteralCall(name, literals, node.lineno, node.col_offset + 1)
+
+
+def _defined_names(tree: ast.Module) -> set[str]:
+    """Names the program binds itself: variables, loop targets, functions, parameters."""
+    defined: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            defined.add(node.id)
+        elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            defined.add(node.name)
+        elif isinstance(node, ast.arg):
+            defined.add(node.arg)
+        elif isinstance(node, ast.ExceptHandler | ast.MatchAs | ast.MatchStar) and node.name:
+            defined.add(node.name)
+        elif isinstance(node, ast.MatchMapping) and node.rest:
+            defined.add(node.rest)
+    return defined
+
+
+def _refuse(node: ast.AST, message: str) -> ProgramError:
+    line = getattr(node, "lineno", 1)
+    column = getattr(node, "col_offset", 0) + 1
+    return ProgramError("check", message, line, column)

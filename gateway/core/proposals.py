@@ -1,0 +1,390 @@
+"""Proposals (P2, P3): preview, then commit exactly what was confirmed, or nothing.
+
+A proposal is a Run in the store, not in process memory: it carries the previewed events
+as the store will record them, and the versions of every account the program read. Any
+gateway process can confirm it; confirming commits those very events with the run's
+Confirmed and Committed events in ONE transaction, guarded by the read versions.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Callable
+from contextlib import AbstractContextManager, nullcontext
+from datetime import UTC, datetime, timedelta
+from typing import Any
+from uuid import UUID
+
+from eventsourcing.application import AggregateNotFoundError
+from eventsourcing.domain import Aggregate
+from eventsourcing.persistence import IntegrityError
+
+from application import event_codec
+from application.inert_text import clip
+from application.ledger import Ledger
+from application.principals import PrincipalView
+from application.unit_of_work import UnitOfWork
+from domain.run import COMMITTED, EXPIRED, PENDING, Run
+from gateway.core.catalog import Catalog
+from gateway.core.errors import MAX_ERROR_BYTES, STAGE_KINDS, GatewayError, StaleProposalError
+from gateway.core.plans import at_step, compile_plan
+from gateway.core.policy.access import PrincipalGuard
+from gateway.core.policy.caps import Caps
+from gateway.core.policy.decisions import may_decide_run, may_read_run, visible_accounts
+from gateway.core.program.errors import ProgramError
+from gateway.core.program.runner import Preview, ProgramRunner
+from gateway.core.results import Outcome, Proposal
+from gateway.core.runs import outcome_json, outcome_of, proposal_of
+
+LANGUAGES = ("python", "plan")
+# Given a response, an aggregate to append with the effect that produced it.
+Recorder = Callable[[dict[str, Any]], Aggregate]
+# How many times a request that lost a race on a run reads it again before giving up.
+RACES = 5
+Clock = Callable[[], datetime]
+# Held while a principal's program runs again: counts it, and holds one of the principal's
+# programs at once; or raises GatewayError (rate-limited) on entering.
+Running = Callable[[PrincipalView], AbstractContextManager[None]]
+
+
+def utc_now() -> datetime:
+    return datetime.now(UTC)
+
+
+class Proposals:
+    def __init__(
+        self,
+        ledger: Ledger,
+        catalog: Catalog,
+        runner: ProgramRunner,
+        caps: Caps,
+        clock: Clock = utc_now,
+        *,
+        running: Running | None = None,
+    ) -> None:
+        self.ledger = ledger
+        self.catalog = catalog
+        self.runner = runner
+        self.caps = caps
+        self.clock = clock
+        self.running = running
+
+    def propose(
+        self, principal: PrincipalView, language: str, source: str, *, request: str | None = None
+    ) -> Proposal:
+        """Check and preview; a write program waits for confirmation of its preview hash."""
+        preview, steps = self._preview(principal, language, source)
+        run = Run(
+            principal=principal.name,
+            kind="program",
+            language=language,
+            source=source,
+            request=request,
+            **self._recorded_preview(principal, language, source, preview),
+        )
+        if not preview.ok:
+            assert preview.error is not None
+            error = at_step(preview.error, steps) if steps else preview.error
+            run.fail(str(error))
+            self.ledger.save(run)
+            raise _program_error(error, run)
+        if not preview.writes and self.caps.complete_reads_at_once:
+            run.confirm(principal.name)
+            run.commit([])
+        self.ledger.save(run)
+        return proposal_of(run)
+
+    def get(self, principal: PrincipalView, run_id: str) -> Proposal:
+        run = self._load(principal, run_id, reading=True)
+        shown = proposal_of(run)
+        if run.status == PENDING and self.clock() >= run.expires_at:
+            # Past its time, a proposal reads as expired before anyone records it so.
+            outcome = shown.outcome.model_copy(update={"status": EXPIRED})
+            return shown.model_copy(update={"status": EXPIRED, "outcome": outcome})
+        return shown
+
+    def confirm(
+        self,
+        principal: PrincipalView,
+        run_id: str,
+        preview_hash: str,
+        *,
+        record: Recorder | None = None,
+    ) -> Outcome:
+        """Commit the confirmed preview once; a stale one gets a conflict and a fresh preview.
+
+        Any number of requests may decide one proposal at once: whichever loses a race on
+        the run reads it again and answers as the winner left it (200, 409 or 410)."""
+        run = self._load(principal, run_id)
+        settled = self._settled(run, preview_hash)
+        if settled is not None:
+            return settled
+        events = event_codec.decode(self.ledger, run.stored_events)
+        run.confirm(principal.name)
+        run.commit(_references(run))
+        read_versions = {UUID(k): v for k, v in run.read_versions.items()}
+        response = outcome_json(run)
+        kept = [record(response)] if record else []
+        try:
+            recordings = self.ledger.save(*events, run, *kept, read_versions=read_versions)
+        except IntegrityError:
+            return self._after_conflict(principal, run_id, preview_hash)
+        if record:
+            return Outcome.model_validate(response)
+        shown = len(run.preview["events"])
+        positions = [r.notification.id for r in recordings[:shown]]
+        return outcome_of(run, positions)
+
+    def reject(self, principal: PrincipalView, run_id: str) -> Proposal:
+        for _ in range(RACES):
+            run = self._load(principal, run_id)
+            self._check_open(run)
+            run.reject(principal.name)
+            try:
+                self.ledger.save(run)
+            except IntegrityError:
+                continue  # another request changed the run first: read it again
+            return proposal_of(run)
+        raise _busy(run_id)
+
+    # Inside.
+
+    def _preview(self, principal: PrincipalView, language: str, source: str) -> tuple[Preview, int]:
+        if language not in LANGUAGES:
+            raise GatewayError("bad-request", f"language {language!r} is not one of python, plan")
+        guard = PrincipalGuard(principal, self.catalog, self.caps)
+        uow = UnitOfWork(self.ledger, visible=visible_accounts(principal))
+        if language == "python":
+            return self.runner.preview(source, guard=guard, uow=uow), 0
+        try:
+            program = compile_plan(
+                source,
+                self.catalog,
+                max_bytes=self.caps.max_program_bytes,
+                max_steps=self.caps.max_calls,
+            )
+        except ProgramError as error:
+            preview = Preview(source=source, uow=uow, error=error)
+            return preview, 0
+        steps = program.count("\n") - 1
+        return self.runner.preview(program, guard=guard, uow=uow), steps
+
+    def direct_run(
+        self,
+        principal: PrincipalView,
+        source: str,
+        uow: UnitOfWork,
+        shown_events: list[dict[str, Any]],
+        result: Any,
+    ) -> Run:
+        """The run of a direct call, confirmed by its caller; the caller commits it.
+
+        It keeps no encoded events: nothing will ever confirm it later."""
+        shown = {"events": shown_events, "calls": [], "result": result, "output": "", "caps": {}}
+        run = Run(
+            principal=principal.name,
+            kind="direct",
+            language="call",
+            source=source,
+            request=None,
+            **self._record(principal, "call", source, shown, uow, ok=True, encode=False),
+        )
+        run.confirm(principal.name)
+        run.commit(
+            [
+                {
+                    "account": uow.account_name(event.originator_id),
+                    "aggregate_id": str(event.originator_id),
+                    "version": event.originator_version,
+                    "type": type(event).__name__,
+                }
+                for event in uow.events
+            ]
+        )
+        return run
+
+    def failed_run(self, principal: PrincipalView, source: str, error: str) -> Run:
+        """Record a refused direct call: every refusal is part of the audit trail."""
+        shown: dict[str, Any] = {
+            "events": [],
+            "calls": [],
+            "result": None,
+            "output": "",
+            "caps": {},
+        }
+        run = Run(
+            principal=principal.name,
+            kind="direct",
+            language="call",
+            source=source,
+            request=None,
+            **self._record(principal, "call", source, shown, None, ok=False),
+        )
+        run.fail(clip(error, MAX_ERROR_BYTES))
+        self.ledger.save(run)
+        return run
+
+    def _recorded_preview(
+        self, principal: PrincipalView, language: str, source: str, preview: Preview
+    ) -> dict[str, Any]:
+        return self._record(
+            principal, language, source, preview.to_json(), preview.uow, ok=preview.ok
+        )
+
+    def _record(
+        self,
+        principal: PrincipalView,
+        language: str,
+        source: str,
+        shown: dict[str, Any],
+        uow: UnitOfWork | None,
+        *,
+        ok: bool,
+        encode: bool = True,
+    ) -> dict[str, Any]:
+        stored = event_codec.encode(self.ledger, uow.recorded) if ok and uow and encode else []
+        read_versions = {str(k): v for k, v in uow.read_versions().items()} if uow else {}
+        fingerprint = {
+            "principal": principal.name,
+            "language": language,
+            "source": source,
+            "stored_events": stored,
+            "read_versions": read_versions,
+            "result": shown["result"],
+        }
+        digest = hashlib.sha256(json.dumps(fingerprint, sort_keys=True).encode()).hexdigest()
+        return {
+            "preview": shown,
+            "preview_hash": digest,
+            "stored_events": stored,
+            "read_versions": read_versions,
+            "expires_at": self.clock() + timedelta(seconds=self.caps.proposal_ttl_seconds),
+        }
+
+    def _load(self, principal: PrincipalView, run_id: str, *, reading: bool = False) -> Run:
+        try:
+            run: object = self.ledger.repository.get(UUID(run_id))
+        except (ValueError, AggregateNotFoundError):
+            raise GatewayError("not-found", f"no proposal {run_id}") from None
+        if not isinstance(run, Run):
+            raise GatewayError("not-found", f"no proposal {run_id}")
+        allowed = may_read_run if reading else may_decide_run
+        if not allowed(principal, run.principal):
+            raise GatewayError(
+                "forbidden", f"proposal {run_id} belongs to principal {run.principal}"
+            )
+        return run
+
+    def _check_open(self, run: Run) -> None:
+        """Raise `gone` (410) unless the run still waits for a decision."""
+        if run.status == PENDING and self.clock() >= run.expires_at:
+            run.expire()
+            try:
+                self.ledger.save(run)
+            except IntegrityError:
+                # Another request decided or refreshed it first: judge it as it is now.
+                self._check_open(self._reload(run))
+                return
+        if run.status == EXPIRED:
+            raise GatewayError(
+                "gone",
+                f"proposal {run.id} expired at {run.expires_at.isoformat()}; nothing was written",
+                run_id=str(run.id),
+            )
+        if run.status != PENDING:
+            raise GatewayError(
+                "gone",
+                f"proposal {run.id} is {run.status}; nothing more can happen to it",
+                run_id=str(run.id),
+            )
+
+    def _settled(self, run: Run, preview_hash: str) -> Outcome | None:
+        """The answer to confirming `preview_hash` when it cannot commit now, else None:
+        the outcome if that very preview committed, `gone` if the run ended, `conflict`
+        with the current preview if it is another."""
+        if run.status == COMMITTED and run.preview_hash == preview_hash:
+            return outcome_of(run)  # confirming twice commits once
+        self._check_open(run)
+        if preview_hash != run.preview_hash:
+            raise StaleProposalError(
+                f"preview_hash {preview_hash[:12]}... is not the current preview of "
+                f"proposal {run.id}; review the current preview and confirm its hash",
+                proposal_of(run),
+            )
+        return None
+
+    def _reload(self, run: Run) -> Run:
+        current: object = self.ledger.repository.get(run.id)
+        assert isinstance(current, Run)
+        return current
+
+    def _after_conflict(self, principal: PrincipalView, run_id: str, preview_hash: str) -> Outcome:
+        """The commit was refused: the run or an account it read moved on since the preview."""
+        run = self._load(principal, run_id)
+        settled = self._settled(run, preview_hash)
+        if settled is not None:
+            return settled  # another confirmation of this preview won the race
+        # A fresh preview is a run of the program, and is stored.
+        with self.running(principal) if self.running else nullcontext():
+            preview, steps = self._preview(principal, run.language, run.source)
+        refusal = None
+        if not preview.ok:
+            assert preview.error is not None
+            error = at_step(preview.error, steps) if steps else preview.error
+            refusal = error.refusal
+            run.fail(f"conflict: the store moved on and the program now fails: {error}")
+            message = (
+                f"the accounts changed since the preview and the program now fails: {error}; "
+                "nothing was written"
+            )
+        else:
+            run.repreview(**self._recorded_preview(principal, run.language, run.source, preview))
+            message = (
+                "the accounts this program read or wrote changed since the preview; nothing was "
+                "written; here is a fresh preview to confirm"
+            )
+        try:
+            self.ledger.save(run)
+        except IntegrityError:
+            # Another confirmation refreshed or decided it first: answer as it left it.
+            run = self._reload(run)
+            settled = self._settled(run, preview_hash)
+            if settled is not None:
+                return settled
+        raise StaleProposalError(message, proposal_of(run), refusal=refusal)
+
+
+def _busy(run_id: str) -> GatewayError:
+    return GatewayError(
+        "conflict",
+        f"proposal {run_id} kept changing while this request tried to decide it; nothing was "
+        "written; read it again",
+        run_id=run_id,
+    )
+
+
+def _references(run: Run) -> list[dict[str, Any]]:
+    """The accounts' events the run commits (the registry's, stored after them, are not)."""
+    previewed = run.preview["events"]
+    return [
+        {
+            "account": shown["account"],
+            "aggregate_id": stored["originator_id"],
+            "version": stored["originator_version"],
+            "type": shown["type"],
+        }
+        for shown, stored in zip(previewed, run.stored_events[: len(previewed)], strict=True)
+    ]
+
+
+def _program_error(error: ProgramError, run: Run) -> GatewayError:
+    return GatewayError(
+        STAGE_KINDS.get(error.stage, "invalid-program"),
+        error.message,
+        run_id=str(run.id),
+        line=error.line,
+        column=error.column,
+        step=error.step,
+        refusal=error.refusal,
+    )

@@ -1,0 +1,393 @@
+"""`sluice`: the catalog, programs, principals and the demo ledger from a terminal."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import sys
+from pathlib import Path
+from typing import Annotated, NoReturn
+
+import typer
+from eventsourcing.persistence import PersistenceError
+from rich.console import Console
+from rich.text import Text
+
+from application import principals
+from application.inert_text import inert
+from application.principals import PrincipalError, PrincipalView
+from application.store_config import StoreConfigError, redacted
+from gateway import logs
+from gateway.bootstrap import Sluice
+from gateway.core.catalog import UnknownUseCaseError
+from gateway.core.errors import GatewayError
+from gateway.core.policy.caps import CapsConfigError
+from gateway.core.program.pool_settings import PoolConfigError
+from gateway.demo import demo_agent_keys, demo_keys, seed
+from gateway.interfaces.cli.flow import decide, submit
+from gateway.interfaces.cli.operate import audit_app, events, export, project, replay
+from gateway.interfaces.cli.render import as_json, show_outcome
+
+app = typer.Typer(
+    name="sluice",
+    help="Sluice: business use cases that are also an agent's tools, behind a hardened gateway.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+principal_app = typer.Typer(help="Principals and their API keys.", no_args_is_help=True)
+app.add_typer(principal_app, name="principal")
+app.add_typer(audit_app, name="audit")
+app.command()(replay)
+app.command()(project)
+app.command()(events)
+app.command()(export)
+USAGE_ERROR = 2
+STARTUP_FAILURE = 3  # as uvicorn's own
+
+KeyOption = Annotated[str | None, typer.Option("--key", help="The principal's API key.")]
+ScopeOption = Annotated[
+    str,
+    typer.Option("--scope", help="human (may confirm) or agent (may propose, never confirm)."),
+]
+AsOption = Annotated[
+    str | None, typer.Option("--as", help="Act as this demo principal (its demo key).")
+]
+
+
+def _open() -> Sluice:
+    try:
+        return Sluice()
+    except (StoreConfigError, CapsConfigError, PoolConfigError) as error:
+        _usage_error(str(error))
+
+
+def log_level() -> int:
+    """SLUICE_LOG_LEVEL's level, or a usage error naming it: before anything is opened."""
+    try:
+        return logs.level_from_env()
+    except logs.LogConfigError as error:
+        _usage_error(str(error))
+
+
+def _usage_error(message: str) -> NoReturn:
+    _error(message)
+    raise typer.Exit(USAGE_ERROR)
+
+
+def _error(message: str) -> None:
+    """One line on stderr; the message may quote what the user typed, so it is data."""
+    Console(stderr=True).print(Text.assemble(("error:", "red"), " ", inert(message)))
+
+
+def _principal(sluice: Sluice, key: str | None, as_: str | None) -> PrincipalView:
+    if key and as_:
+        _usage_error("give --key or --as, not both")
+    if not key and not as_:
+        _usage_error("say who acts: --key KEY, or --as NAME for a demo principal")
+    try:
+        principal: PrincipalView = sluice.gateway.authenticate(key or principals.demo_key(str(as_)))
+    except GatewayError:
+        if as_:
+            _usage_error(f"--as {as_}: no demo principal {as_} (run `sluice demo`, or use --key)")
+        _usage_error("--key: this API key is unknown or revoked")
+    return principal
+
+
+@app.command()
+def directory(key: KeyOption = None, as_: AsOption = None) -> None:
+    """Print the directory: one line per use case (those the principal may call, if given)."""
+    with _open() as sluice:
+        if key or as_:
+            text = sluice.gateway.directory(_principal(sluice, key, as_))
+        else:
+            text = sluice.catalog.directory()
+        typer.echo(text, nl=False)
+
+
+@app.command()
+def actions(names: Annotated[list[str], typer.Argument(help="Use case names.")]) -> None:
+    """Print the full sheets of the named use cases as a JSON array."""
+    with _open() as sluice:
+        try:
+            sheets = sluice.catalog.sheets(names)
+        except UnknownUseCaseError as error:
+            _usage_error(f"{error}; the use cases are {', '.join(sluice.catalog.names)}")
+        typer.echo(json.dumps(sheets, indent=2, ensure_ascii=False))
+
+
+@app.command()
+def run(  # noqa: PLR0917 (typer maps each parameter to an option)
+    file: Annotated[Path, typer.Argument(help="The program: Python, or a JSON plan.")],
+    key: KeyOption = None,
+    as_: AsOption = None,
+    language: Annotated[
+        str, typer.Option("--language", help="python, or plan for a JSON plan.")
+    ] = "python",
+    yes: Annotated[bool, typer.Option("--yes", help="Commit without asking.")] = False,
+    json_out: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+) -> None:
+    """Check a program, preview its events, ask for confirmation, then commit all or nothing."""
+    if language not in ("python", "plan"):
+        _usage_error(f"--language {language!r}: use python or plan")
+    try:
+        source = file.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as error:
+        _usage_error(f"cannot read program {file}: {getattr(error, 'strerror', None) or error}")
+    human = Console(stderr=json_out)
+    with _open() as sluice:
+        principal = _principal(sluice, key, as_)
+        outcome = submit(
+            sluice.gateway, principal, language, source, console=human, yes=yes, err=json_out
+        )
+    if json_out:
+        typer.echo(as_json(outcome))
+    else:
+        show_outcome(human, outcome)
+    raise typer.Exit(0 if outcome["status"] == "committed" else 1)
+
+
+@app.command()
+def confirm(
+    run_id: Annotated[str, typer.Argument(help="The proposal's id.")],
+    key: KeyOption = None,
+    as_: AsOption = None,
+    yes: Annotated[bool, typer.Option("--yes", help="Commit without asking.")] = False,
+    json_out: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+) -> None:
+    """Review a pending proposal (an agent's, say) and confirm it: a person's key only."""
+    human = Console(stderr=json_out)
+    with _open() as sluice:
+        principal = _principal(sluice, key, as_)
+        try:
+            sluice.gateway.check_decides(principal, run_id, "confirm")
+            proposal = sluice.gateway.proposal(principal, run_id)
+        except GatewayError as refused:
+            _usage_error(str(refused))
+        if proposal.status != "pending":
+            outcome = proposal.outcome.model_dump(mode="json")
+        else:
+            outcome = decide(
+                sluice.gateway, principal, proposal, console=human, yes=yes, err=json_out
+            )
+    if json_out:
+        typer.echo(as_json(outcome))
+    else:
+        show_outcome(human, outcome)
+    raise typer.Exit(0 if outcome["status"] == "committed" else 1)
+
+
+@app.command()
+def call(
+    name: Annotated[str, typer.Argument(help="A use case, e.g. transfer.")],
+    arguments: Annotated[
+        list[str] | None, typer.Argument(help="NAME=VALUE pairs; a VALUE is JSON or text.")
+    ] = None,
+    key: KeyOption = None,
+    as_: AsOption = None,
+) -> None:
+    """Call one use case directly, as the HTTP API's POST /v1/use-cases/NAME does."""
+    parsed = {}
+    for pair in arguments or []:
+        field, sep, value = pair.partition("=")
+        if not sep or not field:
+            _usage_error(f"{pair!r} is not NAME=VALUE")
+        try:
+            parsed[field] = json.loads(value)
+        except ValueError:  # not JSON, or a number past Python's 4300 digits: the text
+            parsed[field] = value
+    with _open() as sluice:
+        try:
+            outcome = sluice.gateway.call(
+                _principal(sluice, key, as_), name, parsed, consistent=True
+            )
+        except GatewayError as refused:
+            typer.echo(as_json(refused.to_json()))
+            raise typer.Exit(1) from None
+    typer.echo(as_json(outcome.model_dump(mode="json")))
+
+
+@app.command()
+def demo() -> None:
+    """Seed the demo ledger and principals where they are absent; print the demo keys."""
+    with _open() as sluice:
+        opened, registered = seed(sluice.gateway)
+        where = sluice.database_url
+    if opened or registered:
+        typer.echo(f"Demo data in {where}: opened {', '.join(opened) or 'no accounts'}, "
+                   f"registered {', '.join(registered) or 'no principals'}")  # fmt: skip
+    else:
+        typer.echo(f"The demo data is already in {where}; nothing changed")
+    _print_demo_keys()
+
+
+def _print_demo_keys() -> None:
+    typer.echo("Demo keys (DEMO ONLY, well known, never use them for real money):")
+    agent_keys = demo_agent_keys()
+    for name, demo_key in demo_keys().items():
+        typer.echo(f"  {name:<8} {demo_key:<18} agent key (proposes only): {agent_keys[name]}")
+
+
+@principal_app.command("add")
+def principal_add(
+    name: Annotated[str, typer.Argument(help="The principal's name, e.g. dan.")],
+    role: Annotated[str, typer.Option("--role", help="customer, teller, auditor or admin.")],
+    owns: Annotated[
+        list[str] | None, typer.Option("--owns", help="An account a customer owns (repeat).")
+    ] = None,
+    scope: ScopeOption = "human",
+) -> None:
+    """Register a principal and print its new API key, once."""
+    with _open() as sluice:
+        try:
+            issued = principals.register(sluice.ledger, name, role, owns or [], scope=scope)
+        except PrincipalError as error:
+            _usage_error(str(error))
+    typer.echo(issued)
+
+
+@principal_app.command("key")
+def principal_key(
+    name: Annotated[str, typer.Argument(help="An existing principal, e.g. alice.")],
+    scope: ScopeOption = "human",
+) -> None:
+    """Issue one more key for a principal (an agent key for a person, say); print it once."""
+    with _open() as sluice:
+        try:
+            issued = principals.issue_key(sluice.ledger, name, scope=scope)
+        except PrincipalError as error:
+            _usage_error(str(error))
+    typer.echo(issued)
+
+
+@principal_app.command("revoke")
+def principal_revoke(
+    key: Annotated[
+        str, typer.Option("--key", prompt=True, hide_input=True, help="The key to revoke.")
+    ],
+) -> None:
+    """Revoke a key: every interface refuses it from its next request, MCP calls included."""
+    with _open() as sluice:
+        try:
+            name = principals.revoke(sluice.ledger, key)
+        except PrincipalError as error:
+            _usage_error(str(error))
+    typer.echo(f"Revoked a key of {name}")
+
+
+@app.command()
+def serve(
+    host: Annotated[str, typer.Option("--host", help="Interface to listen on.")] = "127.0.0.1",
+    port: Annotated[int, typer.Option("--port", help="Port to listen on.")] = 8000,
+    with_demo: Annotated[
+        bool, typer.Option("--demo", help="Seed the demo data first and print its keys.")
+    ] = False,
+    projector: Annotated[
+        bool,
+        typer.Option(
+            "--projector/--no-projector",
+            help="Keep the read models current in this process, or leave it to `sluice project`.",
+        ),
+    ] = True,
+) -> None:
+    """Serve the HTTP API (uvicorn). Logs: JSON lines on stderr, at SLUICE_LOG_LEVEL."""
+    from gateway.interfaces.http.server import http_server
+    from gateway.interfaces.mcp.state_keys import StateKeysConfigError
+
+    level = log_level()
+    logs.install(level)  # from the start: opening the store may log already
+    with _open() as sluice:
+        sluice.projected_elsewhere = not projector
+        try:
+            server = http_server(sluice, host=host, port=port, projector=projector, log_level=level)
+        except StateKeysConfigError as error:
+            _usage_error(str(error))
+        if with_demo:
+            seed(sluice.gateway)
+            _print_demo_keys()
+            typer.echo(
+                f"\nTry:\n  curl -s -H 'Authorization: Bearer {principals.demo_key('alice')}' "
+                f"http://{host}:{port}/v1/accounts\n"
+            )
+        typer.echo(
+            f"Serving {redacted(sluice.database_url)} on http://{host}:{port}/ "
+            "(the web console at /, the API docs at /docs, MCP at /mcp)"
+        )
+        with contextlib.suppress(KeyboardInterrupt):  # Ctrl-C: uvicorn has shut down
+            server.run()
+    if not server.started:  # it could not listen (the port is taken, say): uvicorn said why
+        raise typer.Exit(STARTUP_FAILURE)
+
+
+@app.command()
+def mcp(
+    console_url: Annotated[
+        str,
+        typer.Option(
+            "--console-url",
+            envvar="SLUICE_CONSOLE_URL",
+            help="Where people review proposals: the web console of `sluice serve`.",
+        ),
+    ] = "http://127.0.0.1:8000/",
+    elicitation: Annotated[
+        bool,
+        typer.Option(
+            "--elicitation/--no-elicitation",
+            help="Ask the person through the MCP client to accept each preview; without it, "
+            "they confirm in the web console or with `sluice confirm`.",
+        ),
+    ] = True,
+) -> None:
+    """Serve MCP on stdin/stdout as the principal of SLUICE_API_KEY (for a desktop client)."""
+    import os
+
+    from gateway.interfaces.mcp.state_keys import StateKeysConfigError
+    from gateway.interfaces.mcp.stdio import stdio_server
+
+    key = os.environ.get("SLUICE_API_KEY")
+    if not key:
+        _usage_error("SLUICE_API_KEY is not set: `sluice mcp` acts as the principal of that key")
+    level = log_level()
+    logs.install(level)
+    with _open() as sluice:
+        try:
+            server = stdio_server(
+                sluice.gateway, key, console_url=console_url, elicit=elicitation, log_level=level
+            )
+            server.run("stdio")
+        except GatewayError as refused:
+            _usage_error(f"SLUICE_API_KEY: {refused}")
+        except StateKeysConfigError as error:
+            _usage_error(str(error))
+
+
+@app.command()
+def chat(key: KeyOption = None, as_: AsOption = None) -> None:
+    """Talk to the agent: it writes programs; you read each preview and confirm."""
+    from gateway.interfaces.cli.chat import interactive_chat
+
+    with _open() as sluice:
+        status = interactive_chat(sluice, _principal(sluice, key, as_), console=Console())
+    raise typer.Exit(status)
+
+
+@app.command()
+def shell(key: KeyOption = None, as_: AsOption = None) -> None:
+    """Type programs, see their previews, confirm them: an interactive session."""
+    from gateway.interfaces.cli.shell import interactive_session
+
+    with _open() as sluice:
+        interactive_session(sluice, _principal(sluice, key, as_), console=Console())
+
+
+STORE_ERROR = 1
+
+
+def main() -> None:
+    # click maps usage errors to exit code 2 itself; the rest is ours.
+    try:
+        sys.exit(app(standalone_mode=True))
+    except PersistenceError as error:
+        # The store is down or refused: one line naming it, not a traceback.
+        _error(f"the event store failed: {error}")
+        sys.exit(STORE_ERROR)

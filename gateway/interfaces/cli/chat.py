@@ -1,0 +1,161 @@
+"""`sluice chat`: talk to the agent; it writes programs, you read their previews and confirm.
+
+The agent proposes; only this terminal's answer confirms. The reply after a decided run is
+the answerer's, checked by the code, and the gateway's own outcome is shown above it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
+from rich.text import Text
+
+from application.principals import PrincipalView
+from gateway.agent import Agent
+from gateway.bootstrap import Sluice
+from gateway.core.errors import GatewayError, StaleProposalError
+from gateway.core.policy.decisions import may_decide
+from gateway.interfaces.cli.render import framed, show_handoff, show_outcome, show_preview, shown
+
+GREETING = """Sluice agent, acting as {principal} ({role}). Store: {where}
+Ask in plain words. Every change is shown first and waits for your `y`.
+Ctrl-D (or `quit`) leaves.
+"""
+ReadLine = Callable[[str], str]
+# How a decided run reads in the terminal (show_outcome knows committed, declined, failed).
+SHOWN_STATUS = {"rejected": "declined"}
+
+
+def interactive_chat(
+    sluice: Sluice,
+    principal: PrincipalView,
+    *,
+    console: Console,
+    agent: Agent | None = None,
+    read_line: ReadLine | None = None,
+) -> int:
+    """Run the chat until the user leaves; the exit status (1 when the agent is unavailable)."""
+    agent = agent or Agent(sluice.gateway)
+    read = read_line or console.input
+    if agent.unavailable is not None:
+        console.print(Text.assemble(("error:", "red"), " ", shown(agent.unavailable)))
+        return 1
+    greeting = GREETING.format(
+        principal=principal.name, role=principal.role, where=sluice.database_url
+    )
+    console.print(greeting, markup=False, highlight=False)
+    conversation_id: str | None = None
+    while True:
+        try:
+            line = read("[bold cyan]you>[/] ").strip()
+        except EOFError:
+            line = "quit"
+        if line == "quit":
+            console.print("Bye.")
+            return 0
+        if not line:
+            continue
+        try:
+            turn = agent.message(principal, line, conversation_id)
+        except GatewayError as refused:
+            console.print(shown(refused, "red"), highlight=False)
+            continue
+        conversation_id = turn["conversation_id"]
+        _show_turn(sluice, agent, principal, turn, console=console, read=read)
+
+
+def _show_turn(
+    sluice: Sluice,
+    agent: Agent,
+    principal: PrincipalView,
+    turn: dict[str, Any],
+    *,
+    console: Console,
+    read: ReadLine,
+) -> None:
+    kind = turn["kind"]
+    if kind in ("question", "answer"):
+        _say(console, turn["text"])
+        return
+    if kind == "refused":
+        console.print("[bold red]The agent's programs failed their checks; nothing ran:[/]")
+        for error in turn["errors"]:
+            console.print(Text("  ").append(shown(error)), highlight=False)
+        return
+    _say(console, turn["explanation"] or "Here is a program.")
+    console.print(framed("The agent's program", turn["program"]["source"]))
+    proposal = turn["proposal"]
+    if proposal["status"] == "pending":
+        _decide(sluice, principal, proposal, console=console, read=read)
+        conversation = agent.conversation(principal, turn["conversation_id"])
+        turn = conversation["turns"][turn["turn"] - 1]
+    elif proposal["status"] == "committed":
+        show_preview(console, proposal["preview"])
+    _show_answer(turn, console)
+
+
+def _decide(
+    sluice: Sluice,
+    principal: PrincipalView,
+    proposal: dict[str, Any],
+    *,
+    console: Console,
+    read: ReadLine,
+) -> None:
+    """Show the preview and ask; a stale preview comes back fresh and is asked again."""
+    gateway = sluice.gateway
+    if not may_decide(principal):
+        show_handoff(console, proposal)
+        return
+    while True:
+        show_preview(console, proposal["preview"])
+        count = len(proposal["preview"]["events"])
+        try:
+            answer = read(f"Commit these {count} events? {escape('[y/N]')} ").strip().lower()
+        except EOFError:
+            answer = ""
+        try:
+            if answer not in ("y", "yes"):
+                gateway.reject(principal, proposal["id"])
+                return
+            gateway.confirm(principal, proposal["id"], proposal["preview_hash"])
+            return
+        except StaleProposalError as stale:
+            console.print(shown(stale, "yellow"), highlight=False)
+            if stale.fresh is None:
+                return
+            proposal = stale.fresh.model_dump(mode="json")
+        except GatewayError as refused:
+            console.print(shown(refused, "yellow"), highlight=False)
+            return
+
+
+def _show_answer(turn: dict[str, Any], console: Console) -> None:
+    outcome = turn.get("outcome")
+    if outcome:
+        status = SHOWN_STATUS.get(outcome["status"], outcome["status"])
+        show_outcome(console, {**outcome, "status": status})
+    answer = turn.get("answer")
+    if answer:
+        _say(console, answer["text"])
+        if answer["corrected"]:
+            console.print(
+                "[yellow](The model's reply contradicted the outcome above; the outcome "
+                "stands, and this reply is the code's own.)[/]"
+            )
+    elif turn.get("answer_error"):
+        console.print(shown(f"(no reply from the model: {turn['answer_error']})", "yellow"))
+
+
+def _say(console: Console, text: str) -> None:
+    """The model's words: data, beside their label; every line of them, wrapped or not,
+    starts in the label's column, never where the gateway's own words do."""
+    grid = Table.grid(padding=(0, 1, 0, 0))
+    grid.add_column(no_wrap=True)
+    grid.add_column(overflow="fold")
+    grid.add_row(Text("agent>", style="bold magenta"), shown(text, lines=True))
+    console.print(grid, highlight=False)

@@ -1,0 +1,342 @@
+"""Operators' commands: replay the read models, audit, tail and export the log."""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+import signal
+import sys
+import threading
+import time
+from datetime import datetime
+from typing import Annotated, Any, NoReturn
+from uuid import UUID
+
+import typer
+from eventsourcing.application import AggregateNotFoundError
+from rich.console import Console
+from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+from rich.text import Text
+
+from application import audit as audits
+from application.inert_text import inert, inert_json
+from application.log import follow, read_log
+from application.read_models.replay import Comparison, Replay
+from application.read_models.service import UnknownProjectionError
+from application.store_config import redacted
+from application.verify import verify
+from domain.errors import AccountNotFoundError
+from gateway import logs
+from gateway.bootstrap import Sluice
+from gateway.core.policy.caps import CapsConfigError
+from gateway.core.program.pool_settings import PoolConfigError
+from gateway.interfaces.cli.render import PRINTED_TITLE, framed, said, shown
+
+audit_app = typer.Typer(help="Answer: why did this change, who asked, who confirmed?")
+JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON instead of tables.")]
+
+
+def _open(*, whole_log: bool = False) -> Sluice:
+    """The system; `whole_log` for a command that reads or rewrites all of it (a rebuild, a
+    swap, a verification, an export): its statements may take longer than a request's bound,
+    so unless POSTGRES_STATEMENT_TIMEOUT is set, they have none."""
+    from application.store_config import StoreConfigError
+
+    if whole_log:
+        os.environ.setdefault("POSTGRES_STATEMENT_TIMEOUT", "0")
+    try:
+        return Sluice()
+    except (StoreConfigError, CapsConfigError, PoolConfigError) as error:
+        _fail(str(error), 2)
+
+
+def _fail(message: str, code: int = 1) -> NoReturn:
+    # The message may quote what was typed, or what the store holds: it is data.
+    Console(stderr=True).print(Text.assemble(("error:", "red"), " ", inert(message)))
+    raise typer.Exit(code)
+
+
+def _json(value: Any, indent: int | None = None) -> str:
+    """JSON for a terminal: any control character inside a string is an escape."""
+    return inert_json(json.dumps(value, ensure_ascii=False, indent=indent))
+
+
+def _print_json(value: Any) -> None:
+    typer.echo(_json(value, indent=2))
+
+
+def replay(
+    projection: Annotated[
+        list[str] | None, typer.Option("--projection", help="balances, statement or runs.")
+    ] = None,
+    to: Annotated[int | None, typer.Option("--to", help="Stop at this log position.")] = None,
+    from_scratch: Annotated[
+        bool, typer.Option("--from-scratch", help="Forget an earlier rebuild and start over.")
+    ] = False,
+    swap: Annotated[
+        bool,
+        typer.Option(
+            "--swap", help="Then put the rebuild in place of the live model, in one transaction."
+        ),
+    ] = False,
+    as_json: JsonOption = False,
+) -> None:
+    """Rebuild read models from the log beside the live ones (resuming an interrupted rebuild;
+    retrying every event set aside), check them against the live ones, and with --swap
+    replace the live ones by the rebuild. Exit 0 when the live models are equal to the
+    rebuild and hold no dead letter."""
+    if swap and to is not None:
+        _fail("--swap rebuilds to the log's head; leave out --to", 2)
+    with _open(whole_log=True) as sluice:
+        rebuild = Replay(sluice.ledger)
+        console = Console(stderr=True)
+        with Progress(
+            TextColumn("{task.description}"),
+            BarColumn(),
+            TextColumn("position {task.completed:,.0f}/{task.total:,.0f}"),
+            TextColumn("{task.fields[rate]:,.0f} events/s"),
+            TimeElapsedColumn(),
+            console=console,
+            disable=as_json,
+        ) as bar:
+            tasks: dict[str, Any] = {}
+            started = time.monotonic()
+
+            def progress(name: str, position: int, target: int, events: int) -> None:
+                if name not in tasks:
+                    tasks[name] = bar.add_task(name, total=target, rate=0)
+                rate = events / max(time.monotonic() - started, 1e-6)
+                bar.update(tasks[name], completed=position, total=target, rate=rate)
+
+            try:
+                results = rebuild.run(
+                    projection, to=to, from_scratch=from_scratch, swap=swap, progress=progress
+                )
+            except UnknownProjectionError as error:
+                _fail(str(error), 2)
+    if as_json:
+        _print_json([r.to_json() for r in results])
+    else:
+        _print_replay(results)
+    raise typer.Exit(0 if all(r.sound for r in results) else 1)
+
+
+def _print_replay(results: list[Comparison]) -> None:
+    console = Console()
+    verdict = {True: "[green]equal[/]", False: "[red]DIFFERENT[/]", None: "[yellow]not compared[/]"}
+    for result in results:
+        done = "swapped in, then brought to" if result.swapped else "rebuilt to"
+        console.print(
+            f"{result.projection}: {done} position {result.position}, {result.rows} rows, "
+            f"{verdict[result.equal]} to the live model"
+        )
+        for difference in result.differences:
+            console.print(shown(f"  {difference}"))
+        for label, letters in (
+            ("live", result.live_dead_letters),
+            ("rebuilt", result.rebuilt_dead_letters),
+        ):
+            if letters:
+                console.print(f"  {len(letters)} event(s) set aside in the {label} model:")
+            for letter in letters[:20]:
+                console.print(shown(f"    position {letter.position}: {letter.error}"))
+
+
+def project(
+    interval: Annotated[
+        float, typer.Option("--interval", help="Seconds to wait when the log has nothing new.")
+    ] = 0.1,
+) -> None:
+    """Keep the read models current, and nothing else: the projector as a service of its own
+    (gateways then run `sluice serve --no-projector`). Any number may run: each window of
+    the log is applied once. Stops on SIGTERM or Ctrl-C."""
+    try:
+        level = logs.level_from_env()
+    except logs.LogConfigError as error:
+        _fail(str(error), 2)
+    logs.install(level)  # the projector's records: JSON lines on stderr
+    stop = threading.Event()
+    signal.signal(signal.SIGTERM, lambda *_: stop.set())
+    with _open() as sluice:
+        sluice.projector.interval = interval
+        sluice.projector.start()
+        typer.echo(f"Projecting {redacted(sluice.database_url)}")
+        try:
+            while not stop.wait(1.0):
+                if not sluice.projector.running:
+                    _fail("the projector stopped")
+        except KeyboardInterrupt:
+            pass
+
+
+@audit_app.command("account")
+def audit_account(account: str, as_json: JsonOption = False) -> None:
+    """The timeline of an account: each event with its run, principal, confirmer, program."""
+    with _open() as sluice:
+        try:
+            timeline = audits.account_timeline(sluice.ledger, account)
+        except AccountNotFoundError as error:
+            _fail(str(error))
+    if as_json:
+        _print_json(timeline)
+        return
+    table = Table(title=f"account {account}", title_justify="left")
+    for column in ("pos", "event", "amount", "with", "memo", "run", "by", "confirmed"):
+        table.add_column(column, no_wrap=True, min_width=len(column))
+    table.add_column("program", no_wrap=True, overflow="ellipsis", max_width=30)
+    for item in timeline:
+        run = item["run"] or {}
+        data = item["data"]
+        table.add_row(*(shown(cell) for cell in (
+            item["position"], item["type"].split(".")[-1].replace("Transfer", ""),
+            data.get("amount", ""), data.get("counterparty", "") or "", data.get("memo", ""),
+            (run.get("run_id") or "")[:8], run.get("principal") or "",
+            run.get("confirmed_by") or "", run.get("program_excerpt") or "",
+        )))  # fmt: skip
+    Console().print(table)
+
+
+@audit_app.command("run")
+def audit_run(run_id: str, as_json: JsonOption = False) -> None:
+    """The whole story of one run: request, program, preview, confirmation, events."""
+    with _open() as sluice:
+        try:
+            story = audits.run_story(sluice.ledger, UUID(run_id))
+        except (ValueError, LookupError, AggregateNotFoundError):
+            _fail(f"no run {run_id}")
+    if as_json:
+        _print_json(story)
+        return
+    console = Console()
+    who = f"{story['principal']} ({story['kind']})"
+    console.print(shown(f"Run {story['run_id']} by {who}: {story['status']}", "bold"))
+    console.print(said("Request:", "", story["request"] or "(none)"))
+    console.print(shown(f"Program ({story['language']}, sha256 {story['program_sha256'][:12]}):"))
+    console.print(framed("The program as proposed", story["program"]))
+    preview = story["preview"]
+    if preview.get("output"):
+        console.print(framed(PRINTED_TITLE, preview["output"]))
+    console.print(shown(f"Preview hash: {story['preview_hash']}"))
+    for step in story["history"]:
+        extra = {k: v for k, v in step.items() if k not in ("event", "timestamp")}
+        console.print(said(f"  {step['timestamp']}  {step['event']} ", "", extra or ""))
+    for event in story["committed_events"]:
+        console.print(
+            shown(f"  committed {event['type']} on {event['account']} (version {event['version']})")
+        )
+
+
+@audit_app.command("event")
+def audit_event(position: int, as_json: JsonOption = False) -> None:
+    """One event of the log, with the run behind it."""
+    with _open() as sluice:
+        found = audits.event_at(sluice.ledger, position)
+    if found is None:
+        _fail(f"no event at position {position}")
+    if as_json:
+        _print_json(found)
+        return
+    typer.echo(_json(found, indent=2))
+
+
+@audit_app.command("as-of")
+def audit_as_of(
+    account: str,
+    at: Annotated[str, typer.Option("--at", help="A log position, or an ISO 8601 time.")],
+    as_json: JsonOption = False,
+) -> None:
+    """An account's state at a point of the log."""
+    position, moment = _point(at)
+    with _open() as sluice:
+        try:
+            state = audits.as_of(sluice.ledger, account, position=position, at=moment)
+        except AccountNotFoundError as error:
+            _fail(str(error))
+    if as_json:
+        _print_json(state)
+    elif not state["exists"]:
+        Console().print(shown(f"account {account} did not exist yet at {at}"))
+    else:
+        Console().print(
+            shown(
+                f"account {account} at {at}: balance {state['balance']}, {state['status']}, "
+                f"owner {state['owner']}, version {state['version']} "
+                f"(last event at position {state['last_event_position']})"
+            )
+        )
+
+
+@audit_app.command("verify")
+def audit_verify(as_json: JsonOption = False) -> None:
+    """Recompute every balance from the log and check the books; exit 1 on any failure."""
+    with _open(whole_log=True) as sluice:
+        sluice.read_models.catch_up()
+        position, checks = verify(sluice.ledger, sluice.read_models)
+    ok = all(check.ok for check in checks)
+    if as_json:
+        _print_json({"ok": ok, "position": position, "checks": [c.to_json() for c in checks]})
+    else:
+        console = Console()
+        console.print(f"Verified the log up to position {position}:")
+        for check in checks:
+            console.print(f"  {'[green]ok[/]' if check.ok else '[red]FAILED[/]'}  {check.name}")
+            for detail in check.details[:20]:
+                console.print(shown(f"      {detail}"))
+    raise typer.Exit(0 if ok else 1)
+
+
+def events(
+    after: Annotated[int, typer.Option("--after", help="Print events after this position.")] = 0,
+    follow_log: Annotated[bool, typer.Option("--follow", help="Wait for new events.")] = False,
+) -> None:
+    """Print the log as JSON lines; with --follow, keep printing as events commit."""
+    with _open() as sluice:
+        if not follow_log:
+            while batch := read_log(sluice.ledger, after, 1000):
+                for item in batch:
+                    typer.echo(_json(item))
+                after = batch[-1]["position"]
+            return
+        stop = threading.Event()
+        signal.signal(signal.SIGTERM, lambda *_: stop.set())
+        try:
+            for item in follow(sluice.ledger, after, stop):
+                typer.echo(_json(item))
+                sys.stdout.flush()
+        except KeyboardInterrupt:
+            stop.set()
+
+
+def export(
+    output_format: Annotated[str, typer.Option("--format", help="jsonl or csv.")] = "jsonl",
+) -> None:
+    """Export the whole log to standard output."""
+    if output_format not in ("jsonl", "csv"):
+        _fail(f"--format {output_format!r}: use jsonl or csv", 2)
+    columns = ["position", "aggregate_id", "account", "version", "type", "timestamp", "data"]
+    writer = csv.DictWriter(sys.stdout, columns) if output_format == "csv" else None
+    if writer:
+        writer.writeheader()
+    after = 0
+    with _open(whole_log=True) as sluice:
+        while batch := read_log(sluice.ledger, after, 1000):
+            for item in batch:
+                if writer:
+                    writer.writerow(item | {"data": _json(item["data"])})
+                else:
+                    typer.echo(_json(item))
+            after = batch[-1]["position"]
+
+
+def _point(at: str) -> tuple[int | None, datetime | None]:
+    if at.isdigit():
+        return int(at), None
+    try:
+        moment = datetime.fromisoformat(at)
+    except ValueError:
+        _fail(f"--at {at!r}: give a log position (a number) or an ISO 8601 time", 2)
+    if moment.tzinfo is None:
+        _fail(f"--at {at!r}: give the time zone, e.g. {at}+00:00", 2)
+    return None, moment

@@ -1,0 +1,63 @@
+"""An interactive session: write a program, read its preview, confirm or not."""
+
+from __future__ import annotations
+
+from rich.console import Console
+
+from application.principals import PrincipalView
+from gateway.bootstrap import Sluice
+from gateway.core.errors import GatewayError
+from gateway.interfaces.cli.flow import submit
+from gateway.interfaces.cli.render import show_outcome, shown
+
+GREETING = """Sluice, acting as {principal} ({role}). Store: {where}
+Write a program that calls the use cases below; end it with an empty line.
+Ctrl-D (or `quit`) leaves; `balances` shows the accounts you may see.
+"""
+
+
+def interactive_session(sluice: Sluice, principal: PrincipalView, *, console: Console) -> None:
+    greeting = GREETING.format(
+        principal=principal.name, role=principal.role, where=sluice.database_url
+    )
+    console.print(greeting, markup=False, highlight=False)
+    console.print(sluice.gateway.directory(principal), markup=False, highlight=False)
+    while True:
+        source = _read_program(console)
+        if source is None or source.strip() == "quit":
+            console.print("Bye.")
+            return
+        if source.strip() == "balances":
+            _show_balances(sluice, principal, console)
+            continue
+        if not source.strip():
+            continue
+        outcome = submit(
+            sluice.gateway, principal, "python", source, console=console, yes=False, err=False
+        )
+        show_outcome(console, outcome)
+
+
+def _read_program(console: Console) -> str | None:
+    lines: list[str] = []
+    while True:
+        try:
+            line = console.input("[bold cyan]...[/] " if lines else "[bold cyan]>>>[/] ")
+        except EOFError:
+            return None if not lines else "\n".join(lines)
+        if not line.strip():
+            return "\n".join(lines)
+        lines.append(line)
+
+
+def _show_balances(sluice: Sluice, principal: PrincipalView, console: Console) -> None:
+    try:
+        outcome = sluice.gateway.call(principal, "list_accounts", {})
+    except GatewayError as refused:
+        console.print(shown(refused))
+        return
+    for view in outcome.result:
+        line = (
+            f"  {view['account']:<12} {view['owner']:<12} {view['balance']:>10}  {view['status']}"
+        )
+        console.print(shown(line), highlight=False)

@@ -1,0 +1,91 @@
+"""The HTTP gateway: one FastAPI app over the facade; every handler runs off the event loop."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+import anyio
+from fastapi import FastAPI
+from starlette.routing import Route
+
+from gateway.agent import Agent
+from gateway.bootstrap import Sluice
+from gateway.core.policy.rate import RateLimiter
+from gateway.core.read_side import ReadSide
+from gateway.interfaces.console import router as console_router
+from gateway.interfaces.http import problems
+from gateway.interfaces.http.body_limit import BodyLimit
+from gateway.interfaces.http.heap import trim_heap_periodically
+from gateway.interfaces.http.routes import (
+    agent,
+    catalog,
+    console,
+    health,
+    programs,
+    reads,
+    use_cases,
+)
+from gateway.interfaces.http.unexpected import UnexpectedErrors
+from gateway.interfaces.mcp.http import PATH as MCP_PATH
+from gateway.interfaces.mcp.http import McpOverHttp
+
+DEFAULT_MAX_BODY_BYTES = 64 * 1024
+
+
+def create_app(
+    sluice: Sluice,
+    *,
+    max_body_bytes: int | None = None,
+    projector: bool = False,
+    host: str = "127.0.0.1",
+) -> FastAPI:
+    """The app; with `projector`, a background thread keeps the read models up to date.
+
+    `host` is the interface served: on loopback, /mcp refuses other Host headers."""
+    elicit = os.environ.get("SLUICE_MCP_ELICITATION", "on") != "off"
+    request_limiter = RateLimiter(sluice.caps.requests_per_minute, sluice.request_counter)
+    mcp = McpOverHttp(sluice.gateway, request_limiter, host=host, elicit=elicit)
+
+    @asynccontextmanager
+    async def lifespan(_: FastAPI) -> AsyncIterator[None]:
+        if projector:
+            sluice.projector.start()
+        try:
+            async with mcp.sessions(), anyio.create_task_group() as background:
+                # A long-lived server's RSS would otherwise creep up with freed heap.
+                background.start_soon(trim_heap_periodically)
+                yield
+                background.cancel_scope.cancel()
+        finally:
+            if projector:
+                sluice.projector.stop()
+
+    # Handlers are plain `def`: FastAPI runs them in its thread pool, so a sandbox run or
+    # a store call never blocks the event loop.
+    app = FastAPI(
+        lifespan=lifespan,
+        title="Sluice",
+        version="0.1.0",
+        description=(
+            "Business use cases that are also an agent's tools, behind a hardened gateway: "
+            "permissions, caps, a preview, a confirmation, an all-or-nothing commit. "
+            "Errors are RFC 9457 problem details."
+        ),
+    )
+    app.state.sluice = sluice
+    app.state.read_side = ReadSide(sluice.gateway)
+    app.state.request_limiter = request_limiter
+    app.state.agent = Agent(sluice.gateway)  # answers 503 on use when no model is configured
+    problems.install(app)
+    for module in (health, catalog, use_cases, programs, reads, agent, console):
+        app.include_router(module.router)
+    app.include_router(console_router)
+    app.router.routes.append(
+        Route(MCP_PATH, mcp.endpoint, methods=["GET", "POST", "DELETE"], include_in_schema=False)
+    )
+    limit = max_body_bytes or int(os.environ.get("SLUICE_MAX_BODY_BYTES", DEFAULT_MAX_BODY_BYTES))
+    app.add_middleware(BodyLimit, max_bytes=limit)
+    app.add_middleware(UnexpectedErrors)  # the outermost: an error in any of the others too
+    return app

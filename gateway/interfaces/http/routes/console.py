@@ -1,0 +1,92 @@
+"""The reads the console needs beyond the public API: who is signed in, and an account's
+movements with the run that made each one (the audit trail's links).
+
+Both are read-only and go through the same policy as /v1/accounts/{account}/statement.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Path, Query
+from pydantic import BaseModel, Field
+
+from domain.account import account_id
+from gateway.core.policy.decisions import may_read_any_run, may_read_events, visible_accounts
+from gateway.interfaces.http.deps import PrincipalDep, ReadSideDep, SluiceDep
+from gateway.interfaces.http.schemas import PROBLEMS
+
+router = APIRouter(prefix="/v1/console", tags=["console"], responses=PROBLEMS)
+AccountId = Annotated[str, Path(description="An account id, e.g. alice.", max_length=64)]
+
+
+class Me(BaseModel):
+    name: str
+    role: str
+    accounts: list[str] | None = Field(
+        description="The accounts this principal owns when it reaches only those; null: all."
+    )
+    audits: bool = Field(description="Whether it may read the event log and any run.")
+    scope: str = Field(
+        description="human: this key may confirm; agent: it may propose, never confirm."
+    )
+
+
+class TimelineEntry(BaseModel):
+    position: int = Field(description="The event's position in the log.")
+    version: int
+    kind: str
+    amount: str = Field(description="Signed euros, two decimals, as text.")
+    balance: str = Field(description="The balance after this movement.")
+    counterparty: str | None
+    memo: str
+    timestamp: str
+    run_id: str | None = Field(description="The run that committed this event.")
+
+
+@router.get("/me", response_model=Me, operation_id="console_me")
+def me(principal: PrincipalDep) -> Any:
+    """The signed-in principal: its name, role and reach."""
+    visible = visible_accounts(principal)
+    return Me(
+        name=principal.name,
+        role=principal.role,
+        accounts=None if visible is None else sorted(visible),
+        audits=may_read_events(principal) and may_read_any_run(principal),
+        scope=principal.scope,
+    )
+
+
+@router.get(
+    "/accounts/{account}/timeline",
+    response_model=list[TimelineEntry],
+    operation_id="console_timeline",
+)
+def timeline(
+    sluice: SluiceDep,
+    read_side: ReadSideDep,
+    principal: PrincipalDep,
+    account: AccountId,
+    limit: Annotated[int, Query(ge=1, le=100, description="How many movements.")] = 100,
+) -> Any:
+    """An account's latest movements, newest first, each with its log position and run.
+
+    Read consistently: every event committed before this request is in it."""
+    # The statement endpoint's own checks (403, 404, may call `statement`), by calling it;
+    # it also brings the read models up to date first.
+    read_side.statement(principal, account, 1, consistent=True)
+    rows = sluice.read_models.store.statement(account_id(account).hex, limit)
+    return [
+        TimelineEntry(
+            position=row.position,
+            version=row.version,
+            kind=row.kind,
+            amount=f"{row.amount:.2f}",
+            balance=f"{row.balance:.2f}",
+            counterparty=row.counterparty,
+            memo=row.memo,
+            timestamp=row.time,
+            run_id=row.run_id,
+        )
+        for row in rows
+    ]

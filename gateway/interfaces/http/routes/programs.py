@@ -1,0 +1,76 @@
+"""Programs: propose, read, confirm by preview hash, reject."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Header, Path
+
+from gateway.interfaces.http.deps import GatewayDep, PrincipalDep
+from gateway.interfaces.http.idempotency import idempotent, request_hash
+from gateway.interfaces.http.schemas import (
+    PROBLEMS,
+    ConfirmRequest,
+    Outcome,
+    ProgramRequest,
+    Proposal,
+    StaleProblem,
+    problem_response,
+)
+
+router = APIRouter(prefix="/v1/programs", tags=["programs"], responses=PROBLEMS)
+RunId = Annotated[str, Path(description="The proposal's id.", max_length=64)]
+
+
+@router.post("", status_code=201, response_model=Proposal, operation_id="propose_program")
+def propose(gateway: GatewayDep, principal: PrincipalDep, program: ProgramRequest) -> Any:
+    """Check and preview a program. A write program waits for confirmation of its
+    `preview_hash`; a read-only one completes at once."""
+    return gateway.propose(principal, program.language, program.source, request=program.request)
+
+
+@router.get("/{run_id}", response_model=Proposal, operation_id="get_program")
+def get(gateway: GatewayDep, principal: PrincipalDep, run_id: RunId) -> Any:
+    """A proposal and, once decided, its outcome."""
+    return gateway.proposal(principal, run_id)
+
+
+@router.post(
+    "/{run_id}/confirm",
+    response_model=Outcome,
+    operation_id="confirm_program",
+    responses={
+        409: problem_response(
+            "Stale: nothing written; `proposal` holds a fresh preview", StaleProblem
+        ),
+        410: problem_response("Expired or ended"),
+    },
+)
+def confirm(
+    gateway: GatewayDep,
+    principal: PrincipalDep,
+    run_id: RunId,
+    confirmation: ConfirmRequest,
+    idempotency_key: Annotated[
+        str | None,
+        Header(description="Replay the first answer for the same key and body.", max_length=255),
+    ] = None,
+) -> Any:
+    """Commit exactly the previewed events, once. A person confirms: a key with scope
+    agent gets 403."""
+    # Before any idempotent replay: an agent's key never reaches a stored confirmation.
+    gateway.check_decides(principal, run_id, "confirm")
+    fingerprint = request_hash(f"/v1/programs/{run_id}/confirm", confirmation.model_dump())
+    return idempotent(
+        gateway,
+        principal,
+        idempotency_key,
+        fingerprint,
+        lambda record: gateway.confirm(principal, run_id, confirmation.preview_hash, record=record),
+    )
+
+
+@router.post("/{run_id}/reject", response_model=Proposal, operation_id="reject_program")
+def reject(gateway: GatewayDep, principal: PrincipalDep, run_id: RunId) -> Any:
+    """End a proposal without writing anything. A key with scope agent gets 403."""
+    return gateway.reject(principal, run_id)

@@ -1,0 +1,87 @@
+"""The read side: accounts and statements; the log and runs for auditors."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Path, Query
+
+from gateway.interfaces.http.deps import PrincipalDep, ReadSideDep
+from gateway.interfaces.http.schemas import (
+    PROBLEMS,
+    AccountView,
+    LogEvent,
+    RunStory,
+    StatementEntry,
+)
+
+router = APIRouter(prefix="/v1", responses=PROBLEMS)
+AccountId = Annotated[str, Path(description="An account id, e.g. alice.", max_length=64)]
+Consistent = Annotated[
+    bool,
+    Query(
+        description="Wait until the read model has every event committed before this request "
+        "(by default it may lag the log by a fraction of a second)."
+    ),
+]
+
+
+@router.get(
+    "/accounts", response_model=list[AccountView], operation_id="list_accounts", tags=["accounts"]
+)
+def accounts(
+    read_side: ReadSideDep, principal: PrincipalDep, consistent: Consistent = False
+) -> Any:
+    """The accounts this principal may see (a customer: its own)."""
+    return read_side.accounts(principal, consistent=consistent)
+
+
+@router.get(
+    "/accounts/{account}", response_model=AccountView, operation_id="get_account", tags=["accounts"]
+)
+def account(
+    read_side: ReadSideDep,
+    principal: PrincipalDep,
+    account: AccountId,
+    consistent: Consistent = False,
+) -> Any:
+    """One account and its balance."""
+    return read_side.account(principal, account, consistent=consistent)
+
+
+@router.get(
+    "/accounts/{account}/statement",
+    response_model=list[StatementEntry],
+    operation_id="get_statement",
+    tags=["accounts"],
+)
+def statement(
+    read_side: ReadSideDep,
+    principal: PrincipalDep,
+    account: AccountId,
+    limit: Annotated[int, Query(ge=1, le=100, description="How many movements.")] = 20,
+    consistent: Consistent = False,
+) -> Any:
+    """The latest movements of an account, newest first."""
+    return read_side.statement(principal, account, limit, consistent=consistent)
+
+
+@router.get("/events", response_model=list[LogEvent], operation_id="list_events", tags=["audit"])
+def events(
+    read_side: ReadSideDep,
+    principal: PrincipalDep,
+    after: Annotated[int, Query(ge=0, le=2**62, description="Last position already seen.")] = 0,
+    limit: Annotated[int, Query(ge=1, le=1000, description="At most this many events.")] = 100,
+) -> Any:
+    """The event log after a position (auditors and admins)."""
+    return read_side.events(principal, after, limit)
+
+
+@router.get("/runs/{run_id}", response_model=RunStory, operation_id="get_run", tags=["audit"])
+def run(
+    read_side: ReadSideDep,
+    principal: PrincipalDep,
+    run_id: Annotated[str, Path(max_length=64)],
+) -> Any:
+    """The whole story of one run (auditors and admins)."""
+    return read_side.run(principal, run_id)

@@ -1,0 +1,28 @@
+"""What `sluice serve` runs: the app, uvicorn, and Sluice's logging around both."""
+
+from __future__ import annotations
+
+import uvicorn
+
+from gateway import logs
+from gateway.bootstrap import Sluice
+from gateway.interfaces.http.app import create_app
+
+
+def http_server(
+    sluice: Sluice, *, host: str, port: int, projector: bool, log_level: int
+) -> uvicorn.Server:
+    """The server, ready to run. Logging is Sluice's before the app is built (so no library
+    finds the root logger bare and sets up its own) and again after (whatever a library set
+    up anyway is removed)."""
+    logs.install(log_level)
+    app = create_app(sluice, projector=projector, host=host)
+    config = uvicorn.Config(
+        app,
+        host=host,
+        port=port,
+        log_config=logs.uvicorn_log_config(log_level),
+        access_log=True,  # an INFO record: written at SLUICE_LOG_LEVEL=INFO or DEBUG
+    )
+    logs.reclaim()
+    return uvicorn.Server(config)

@@ -1,0 +1,129 @@
+"""Asking the person behind an MCP client to accept one exact preview.
+
+Two eras of the protocol ask differently: up to 2025-11-25 the server sends an
+`elicitation/create` request mid-call; from 2026-07-28 the tool returns an
+`InputRequiredResult` and the client calls again with the answer. Both carry the same form.
+"""
+
+from __future__ import annotations
+
+import json
+
+from mcp_types import (
+    ClientCapabilities,
+    ElicitRequest,
+    ElicitRequestFormParams,
+    ElicitResult,
+    InputRequiredResult,
+)
+from mcp_types.version import is_version_at_least
+
+from application.inert_text import inert
+from gateway.core.results import Proposal
+
+# The first revision whose tools ask for input by returning an InputRequiredResult.
+INPUT_REQUIRED_VERSION = "2026-07-28"
+QUESTION = "confirm"
+# How each line the program printed starts in the question: no line of the gateway's does.
+QUOTE = "  | "
+
+
+def asks_by_result(protocol_version: str | None) -> bool:
+    return protocol_version is not None and is_version_at_least(
+        protocol_version, INPUT_REQUIRED_VERSION
+    )
+
+
+def can_ask(capabilities: ClientCapabilities | None) -> bool:
+    """True when the client declared form elicitation (a bare `elicitation: {}` counts)."""
+    elicitation = capabilities.elicitation if capabilities is not None else None
+    return elicitation is not None and (elicitation.form is not None or elicitation.url is None)
+
+
+def form(proposal: Proposal, review_url: str) -> ElicitRequestFormParams:
+    """The question: the effects in words, and one box to tick to commit exactly them."""
+    count = len(proposal.preview.events)
+    return ElicitRequestFormParams(
+        message=describe(proposal, review_url),
+        requested_schema={
+            "type": "object",
+            "properties": {
+                QUESTION: {
+                    "type": "boolean",
+                    "title": f"Commit these {count} events",
+                    "description": (
+                        f"Append exactly the events of preview {proposal.preview_hash[:12]}, "
+                        "all or nothing. Leave unticked, or decline, to write nothing."
+                    ),
+                    "default": False,
+                }
+            },
+            "required": [QUESTION],
+        },
+    )
+
+
+def input_required(proposal: Proposal, review_url: str) -> InputRequiredResult:
+    """The 2026-07-28 way to ask; `request_state` names the proposal and the preview shown."""
+    state = json.dumps({"run": proposal.id, "preview_hash": proposal.preview_hash})
+    return InputRequiredResult(
+        input_requests={QUESTION: ElicitRequest(params=form(proposal, review_url))},
+        request_state=state,
+    )
+
+
+def shown(request_state: str) -> tuple[str, str]:
+    """(run id, preview hash) of the question asked in the previous round."""
+    try:
+        state = json.loads(request_state)
+        return str(state["run"]), str(state["preview_hash"])
+    except (ValueError, KeyError, TypeError):
+        raise ValueError("request_state does not name a proposal this server asked about") from None
+
+
+def accepted(answer: ElicitResult | None) -> bool | None:
+    """True: commit. False: the person said no. None: no answer yet (cancelled or absent)."""
+    if answer is None or answer.action == "cancel":
+        return None
+    if answer.action == "decline":
+        return False
+    return bool((answer.content or {}).get(QUESTION) is True)
+
+
+def describe(proposal: Proposal, review_url: str) -> str:
+    """The preview as a person reads it, before deciding.
+
+    Every value is inert (control characters written as escapes), and what the program
+    printed is quoted apart: under its own heading, each of its lines starts with `  | `,
+    which none of the gateway's own lines does. So printed text cannot pass for the
+    gateway's words, such as a second "would append 0 events"."""
+    preview = proposal.preview
+    events = preview.events
+    lines = [
+        f"A program by {inert(proposal.principal)} would append {len(events)} events, "
+        "all or nothing:",
+    ]
+    for number, event in enumerate(events, 1):
+        data = event.data
+        parts = [f"{number}. {inert(str(event.account))}: {inert(event.type)}"]
+        if "amount" in data:
+            parts.append(f"{inert(str(data['amount']))} EUR")
+        if data.get("counterparty"):
+            parts.append(f"counterparty {inert(str(data['counterparty']))}")
+        if data.get("memo"):
+            parts.append(f'memo "{inert(str(data["memo"]))}"')
+        lines.append("  " + ", ".join(parts))
+    lines.append(f"Result: {inert(json.dumps(preview.result, ensure_ascii=False))}")
+    if preview.output:
+        lines.append(
+            f"Printed by the program (its own text, not Sluice's; each line after {QUOTE.strip()}):"
+        )
+        printed = inert(preview.output.rstrip("\n"), lines=True)
+        lines.extend(QUOTE + line for line in printed.split("\n"))
+    lines.append(
+        f"Preview {proposal.preview_hash[:12]}, proposal {proposal.id}, "
+        f"expires {proposal.expires_at}."
+    )
+    lines.append(f"Review it in the web console: {review_url}")
+    lines.append("Tick the box and accept to commit exactly these events; decline to discard them.")
+    return "\n".join(lines)

@@ -1,0 +1,147 @@
+"""The read models in memory, for `memory://` stores: one lock makes each window atomic."""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Mapping, Sequence
+from dataclasses import fields, replace
+from decimal import Decimal
+from typing import Any
+
+from eventsourcing.popo import POPOTrackingRecorder
+
+from application.read_models.rows import (
+    BalanceChange,
+    BalanceRow,
+    DeadLetter,
+    RunChange,
+    RunLink,
+    RunRow,
+    StatementRow,
+)
+from application.read_models.store import ReadModelStore, StaleWindowError, Window
+
+
+class POPOReadModelStore(POPOTrackingRecorder, ReadModelStore):
+    def __init__(
+        self, prefix: str = "rm_", siblings: Mapping[str, POPOReadModelStore] | None = None
+    ) -> None:
+        super().__init__()
+        self.prefix = prefix
+        # The other views of the same store, by prefix (a rebuild to take over from).
+        self.siblings = {} if siblings is None else siblings
+        self._balances: dict[str, BalanceRow] = {}
+        self._statement: dict[tuple[str, int], StatementRow] = {}
+        self._runs: dict[str, RunRow] = {}
+        self._dead_letters: dict[tuple[str, int], DeadLetter] = {}
+
+    def _claim(self, window: Window) -> None:
+        recorded = self._max_tracking_ids[window.name]
+        if (recorded or 0) != window.after:
+            raise StaleWindowError(window, recorded)
+        self._max_tracking_ids[window.name] = window.upto
+
+    def apply_balances(self, changes: Sequence[BalanceChange], window: Window) -> None:
+        with self._database_lock:
+            self._claim(window)
+            for ch in changes:
+                old = self._balances.get(ch.aggregate_id)
+                self._balances[ch.aggregate_id] = BalanceRow(
+                    account=ch.account or (old.account if old else ""),
+                    owner=ch.owner or (old.owner if old else ""),
+                    balance=(old.balance if old else Decimal("0.00")) + ch.delta,
+                    status=ch.status or (old.status if old else "open"),
+                    version=max(ch.version, old.version if old else 0),
+                )
+
+    def apply_statement(
+        self, entries: Sequence[StatementRow], links: Sequence[RunLink], window: Window
+    ) -> None:
+        with self._database_lock:
+            self._claim(window)
+            for entry in entries:
+                self._statement[(entry.aggregate_id, entry.version)] = entry
+            for link in links:
+                key = (link.aggregate_id, link.version)
+                if key in self._statement:
+                    self._statement[key] = replace(self._statement[key], run_id=link.run_id)
+
+    def apply_runs(self, changes: Sequence[RunChange], window: Window) -> None:
+        with self._database_lock:
+            self._claim(window)
+            for ch in changes:
+                old = self._runs.get(ch.run_id)
+                merged: dict[str, Any] = {
+                    f.name: getattr(ch, f.name)
+                    if getattr(ch, f.name) is not None
+                    else (getattr(old, f.name) if old else None)
+                    for f in fields(RunRow)
+                }
+                self._runs[ch.run_id] = RunRow(**merged)
+
+    def record_dead_letter(self, letter: DeadLetter, window: Window) -> None:
+        with self._database_lock:
+            self._claim(window)
+            self._dead_letters[(letter.projection, letter.position)] = letter
+
+    def dead_letters(self, projection: str | None = None) -> list[DeadLetter]:
+        with self._database_lock:
+            letters = [
+                letter
+                for letter in self._dead_letters.values()
+                if projection is None or letter.projection == projection
+            ]
+        return sorted(letters, key=lambda letter: (letter.position, letter.projection))
+
+    def balances(self, accounts: Collection[str] | None = None) -> list[BalanceRow]:
+        with self._database_lock:
+            rows = [r for r in self._balances.values() if accounts is None or r.account in accounts]
+        return sorted(rows, key=lambda r: r.account)
+
+    def statement(self, aggregate_id: str, limit: int) -> list[StatementRow]:
+        with self._database_lock:
+            rows = [r for r in self._statement.values() if r.aggregate_id == aggregate_id]
+        return sorted(rows, key=lambda r: -r.version)[:limit]
+
+    def statement_entries(self) -> list[StatementRow]:
+        with self._database_lock:
+            return sorted(self._statement.values(), key=lambda r: r.position)
+
+    def last_balances(self, aggregate_ids: Collection[str]) -> dict[str, Decimal]:
+        latest: dict[str, StatementRow] = {}
+        with self._database_lock:
+            for row in self._statement.values():
+                if row.aggregate_id in aggregate_ids:
+                    kept = latest.get(row.aggregate_id)
+                    if kept is None or kept.version < row.version:
+                        latest[row.aggregate_id] = row
+        return {key: row.balance for key, row in latest.items()}
+
+    def runs(self, run_ids: Collection[str] | None = None) -> list[RunRow]:
+        with self._database_lock:
+            rows = [r for r in self._runs.values() if run_ids is None or r.run_id in run_ids]
+        return sorted(rows, key=lambda r: r.position)
+
+    def reset(self, projection: str, tracking_name: str) -> None:
+        with self._database_lock:
+            self._tables()[projection].clear()
+            for key in [k for k in self._dead_letters if k[0] == projection]:
+                del self._dead_letters[key]
+            self._max_tracking_ids.pop(tracking_name, None)
+
+    def take_over(self, projection: str, source_prefix: str, source: str, tracking: str) -> int:
+        rebuilt = self.siblings[source_prefix]
+        with self._database_lock, rebuilt._database_lock:
+            table, theirs = self._tables()[projection], rebuilt._tables()[projection]
+            table.clear()
+            table.update(theirs)
+            for key in [k for k in self._dead_letters if k[0] == projection]:
+                del self._dead_letters[key]
+            self._dead_letters.update(
+                {k: v for k, v in rebuilt._dead_letters.items() if k[0] == projection}
+            )
+            position = rebuilt._max_tracking_ids[source] or 0
+            self._max_tracking_ids[tracking] = position or None
+        return position
+
+    def _tables(self) -> dict[str, dict[Any, Any]]:
+        return {"balances": self._balances, "statement": self._statement, "runs": self._runs}

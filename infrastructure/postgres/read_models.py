@@ -1,0 +1,323 @@
+"""The read models in Postgres, beside the events: each window and its tracking in one
+transaction, written with one statement per table (arrays unnested server side).
+
+The transaction claims its window first: it moves the tracking row from the window's start
+to its end, which locks the row until commit, so a concurrent applier of an overlapping
+window waits, then finds the position moved and writes nothing (`StaleWindowError`)."""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Sequence
+from decimal import Decimal
+from typing import Any
+
+from application.read_models.rows import (
+    BalanceChange,
+    BalanceRow,
+    DeadLetter,
+    RunChange,
+    RunLink,
+    RunRow,
+    StatementRow,
+)
+from application.read_models.store import ReadModelStore, StaleWindowError, Window
+from infrastructure.postgres import driver
+from infrastructure.postgres.datastore import AsyncpgDatastore
+from infrastructure.postgres.recorder import DdlStep
+from infrastructure.postgres.sql import check_identifier, quote_ident
+from infrastructure.postgres.tracking_recorder import AsyncpgTrackingRecorder
+
+RUN_COLUMNS = (
+    ("principal", "text"), ("kind", "text"), ("language", "text"), ("status", "text"),
+    ("calls", "int"), ("previewed", "int"), ("committed", "int"), ("confirmed_by", "text"),
+    ("error", "text"), ("created_at", "text"), ("decided_at", "text"), ("position", "bigint"),
+)  # fmt: skip
+
+
+class AsyncpgReadModelStore(AsyncpgTrackingRecorder, ReadModelStore):
+    def __init__(self, datastore: AsyncpgDatastore, prefix: str = "rm_") -> None:
+        check_identifier(prefix + "x")
+        self.prefix = prefix
+        super().__init__(datastore, tracking_table_name=f"{prefix}tracking")
+        schema = quote_ident(datastore.schema)
+        self.t_balances = f"{schema}.{quote_ident(prefix + 'balances')}"
+        self.t_statement = f"{schema}.{quote_ident(prefix + 'statement')}"
+        self.t_runs = f"{schema}.{quote_ident(prefix + 'runs')}"
+        self.t_dead_letters = f"{schema}.{quote_ident(prefix + 'dead_letters')}"
+        self._quoted_schema = schema
+
+    def ddl(self) -> list[DdlStep]:
+        runs = ", ".join(f"{name} {kind}" for name, kind in RUN_COLUMNS)
+        return [
+            *super().ddl(),
+            DdlStep(
+                "relation",
+                self.prefix + "balances",
+                f"CREATE TABLE IF NOT EXISTS {self.t_balances} (aggregate_id text PRIMARY KEY, "
+                "account text, owner text, balance numeric(20, 2) NOT NULL, status text, "
+                "version int NOT NULL)",
+            ),
+            DdlStep(
+                "relation",
+                self.prefix + "statement",
+                f"CREATE TABLE IF NOT EXISTS {self.t_statement} (aggregate_id text, version int, "
+                "position bigint, kind text, amount numeric(20, 2), balance numeric(20, 2), "
+                "counterparty text, memo text, time text, run_id text, "
+                "PRIMARY KEY (aggregate_id, version))",
+            ),
+            DdlStep(
+                "relation",
+                self.prefix + "runs",
+                f"CREATE TABLE IF NOT EXISTS {self.t_runs} (run_id text PRIMARY KEY, {runs})",
+            ),
+            DdlStep(
+                "relation",
+                self.prefix + "dead_letters",
+                f"CREATE TABLE IF NOT EXISTS {self.t_dead_letters} (projection text, "
+                "position bigint, error text, recorded_at text, "
+                "PRIMARY KEY (projection, position))",
+            ),
+        ]
+
+    # Writes.
+
+    def apply_balances(self, changes: Sequence[BalanceChange], window: Window) -> None:
+        query = (
+            f"INSERT INTO {self.t_balances} AS t SELECT * FROM unnest($1::text[], $2::text[], "
+            "$3::text[], $4::numeric[], $5::text[], $6::int[]) "
+            "ON CONFLICT (aggregate_id) DO UPDATE SET "
+            "account = COALESCE(EXCLUDED.account, t.account), "
+            "owner = COALESCE(EXCLUDED.owner, t.owner), balance = t.balance + EXCLUDED.balance, "
+            "status = COALESCE(EXCLUDED.status, t.status), "
+            "version = GREATEST(t.version, EXCLUDED.version)"
+        )
+        columns: list[list[Any]] = [
+            [c.aggregate_id for c in changes],
+            [c.account for c in changes],
+            [c.owner for c in changes],
+            [c.delta for c in changes],
+            [c.status for c in changes],
+            [c.version for c in changes],
+        ]
+        self._write([(query, columns)], window)
+
+    def apply_statement(
+        self, entries: Sequence[StatementRow], links: Sequence[RunLink], window: Window
+    ) -> None:
+        insert = (
+            f"INSERT INTO {self.t_statement} SELECT * FROM unnest($1::text[], $2::int[], "
+            "$3::bigint[], $4::text[], $5::numeric[], $6::numeric[], $7::text[], $8::text[], "
+            "$9::text[], $10::text[])"
+        )
+        link = (
+            f"UPDATE {self.t_statement} AS s SET run_id = l.run_id FROM unnest($1::text[], "
+            "$2::int[], $3::text[]) AS l(aggregate_id, version, run_id) "
+            "WHERE s.aggregate_id = l.aggregate_id AND s.version = l.version"
+        )
+        entry_columns = [
+            [getattr(e, name) for e in entries]
+            for name in ("aggregate_id", "version", "position", "kind", "amount", "balance",
+                         "counterparty", "memo", "time", "run_id")
+        ]  # fmt: skip
+        link_columns: list[list[Any]] = [
+            [x.aggregate_id for x in links],
+            [x.version for x in links],
+            [x.run_id for x in links],
+        ]
+        self._write([(insert, entry_columns), (link, link_columns)], window)
+
+    def apply_runs(self, changes: Sequence[RunChange], window: Window) -> None:
+        names = ["run_id", *(name for name, _ in RUN_COLUMNS)]
+        kinds = ["text", *(kind for _, kind in RUN_COLUMNS)]
+        arrays = ", ".join(f"${i}::{kind}[]" for i, kind in enumerate(kinds, 1))
+        updates = ", ".join(f"{n} = COALESCE(EXCLUDED.{n}, t.{n})" for n in names[1:])
+        query = (
+            f"INSERT INTO {self.t_runs} AS t SELECT * FROM unnest({arrays}) "
+            f"ON CONFLICT (run_id) DO UPDATE SET {updates}"
+        )
+        columns = [[getattr(c, name) for c in changes] for name in names]
+        self._write([(query, columns)], window)
+
+    def record_dead_letter(self, letter: DeadLetter, window: Window) -> None:
+        query = (
+            f"INSERT INTO {self.t_dead_letters} VALUES ($1, $2, $3, $4) "
+            "ON CONFLICT (projection, position) DO UPDATE SET error = EXCLUDED.error, "
+            "recorded_at = EXCLUDED.recorded_at"
+        )
+        row = [letter.projection, letter.position, letter.error, letter.recorded_at]
+        self._write([(query, [[value] for value in row])], window, arrays=False)
+
+    def _write(
+        self,
+        statements: list[tuple[str, list[list[Any]]]],
+        window: Window,
+        *,
+        arrays: bool = True,
+    ) -> None:
+        qualified = self.tracking_sql.qualified
+        if window.after == 0:
+            claim = (
+                f"INSERT INTO {qualified} (application_name, notification_id) "
+                "VALUES ($1, $2) ON CONFLICT (application_name) DO NOTHING "
+                "RETURNING notification_id"
+            )
+            args: tuple[object, ...] = (window.name, window.upto)
+        else:
+            claim = (
+                f"UPDATE {qualified} SET notification_id = $3 "
+                "WHERE application_name = $1 AND notification_id = $2 RETURNING notification_id"
+            )
+            args = (window.name, window.after, window.upto)
+        recorded = f"SELECT notification_id FROM {qualified} WHERE application_name = $1"
+
+        async def write(conn: driver.Connection) -> None:
+            async with conn.transaction():
+                if not await conn.fetch(claim, *args):
+                    raise StaleWindowError(window, await conn.fetchval(recorded, window.name))
+                for query, columns in statements:
+                    if columns and columns[0]:
+                        values = columns if arrays else [column[0] for column in columns]
+                        await conn.execute(query, *values)
+
+        self.datastore.run(write, idempotent=False)
+
+    # Reads.
+
+    def balances(self, accounts: Collection[str] | None = None) -> list[BalanceRow]:
+        where, args = (
+            ("", []) if accounts is None else (" WHERE account = ANY($1)", [list(accounts)])
+        )
+        # By code point, as every store and the use case itself list them, whatever the
+        # database's own collation (the official image's en_US puts `_` before `-`).
+        rows = self._fetch(
+            f'SELECT * FROM {self.t_balances}{where} ORDER BY account COLLATE "C"', *args
+        )
+        return [
+            BalanceRow(r["account"], r["owner"], r["balance"], r["status"], r["version"])
+            for r in rows
+        ]
+
+    def statement(self, aggregate_id: str, limit: int) -> list[StatementRow]:
+        rows = self._fetch(
+            f"SELECT * FROM {self.t_statement} WHERE aggregate_id = $1 "
+            "ORDER BY version DESC LIMIT $2",
+            aggregate_id,
+            limit,
+        )
+        return [_statement_row(r) for r in rows]
+
+    def statement_entries(self) -> list[StatementRow]:
+        return [
+            _statement_row(r)
+            for r in self._fetch(f"SELECT * FROM {self.t_statement} ORDER BY position")
+        ]
+
+    def last_balances(self, aggregate_ids: Collection[str]) -> dict[str, Decimal]:
+        if not aggregate_ids:
+            return {}
+        rows = self._fetch(
+            f"SELECT DISTINCT ON (aggregate_id) aggregate_id, balance FROM {self.t_statement} "
+            "WHERE aggregate_id = ANY($1) ORDER BY aggregate_id, version DESC",
+            list(aggregate_ids),
+        )
+        return {r["aggregate_id"]: r["balance"] for r in rows}
+
+    def runs(self, run_ids: Collection[str] | None = None) -> list[RunRow]:
+        where, args = ("", []) if run_ids is None else (" WHERE run_id = ANY($1)", [list(run_ids)])
+        rows = self._fetch(f"SELECT * FROM {self.t_runs}{where} ORDER BY position", *args)
+        return [RunRow(r["run_id"], *(r[name] for name, _ in RUN_COLUMNS)) for r in rows]
+
+    def dead_letters(self, projection: str | None = None) -> list[DeadLetter]:
+        where, args = ("", []) if projection is None else (" WHERE projection = $1", [projection])
+        rows = self._fetch(
+            f"SELECT * FROM {self.t_dead_letters}{where} ORDER BY position, projection", *args
+        )
+        return [
+            DeadLetter(r["projection"], r["position"], r["error"], r["recorded_at"]) for r in rows
+        ]
+
+    def reset(self, projection: str, tracking_name: str) -> None:
+        table = self._table(self.prefix, projection)
+        tracking_table = self.tracking_sql.qualified
+
+        async def reset(conn: driver.Connection) -> None:
+            async with conn.transaction():
+                await conn.execute(
+                    f"DELETE FROM {tracking_table} WHERE application_name = $1", tracking_name
+                )
+                await conn.execute(f"DELETE FROM {table}")
+                await conn.execute(
+                    f"DELETE FROM {self.t_dead_letters} WHERE projection = $1", projection
+                )
+
+        self.datastore.run(reset, idempotent=False)
+
+    def take_over(self, projection: str, source_prefix: str, source: str, tracking: str) -> int:
+        check_identifier(source_prefix + "x")
+        mine, theirs = self._table(self.prefix, projection), self._table(source_prefix, projection)
+        their_letters = self._table(source_prefix, "dead_letters")
+        their_tracking = self._table(source_prefix, "tracking")
+        qualified = self.tracking_sql.qualified
+
+        async def take_over(conn: driver.Connection) -> int:
+            async with conn.transaction():
+                # The tracking row first: live appliers of this projection wait, then find
+                # their windows stale.
+                await conn.execute(f"DELETE FROM {qualified} WHERE application_name = $1", tracking)
+                position = await conn.fetchval(
+                    f"SELECT notification_id FROM {their_tracking} WHERE application_name = $1",
+                    source,
+                )
+                await conn.execute(f"DELETE FROM {mine}")
+                await conn.execute(f"INSERT INTO {mine} SELECT * FROM {theirs}")
+                await conn.execute(
+                    f"DELETE FROM {self.t_dead_letters} WHERE projection = $1", projection
+                )
+                await conn.execute(
+                    f"INSERT INTO {self.t_dead_letters} SELECT * FROM {their_letters} "
+                    "WHERE projection = $1",
+                    projection,
+                )
+                if position:
+                    await conn.execute(
+                        f"INSERT INTO {qualified} (application_name, notification_id) "
+                        "VALUES ($1, $2)",
+                        tracking,
+                        position,
+                    )
+                return int(position or 0)
+
+        return self.datastore.run(take_over, idempotent=False)
+
+    def _table(self, prefix: str, name: str) -> str:
+        if name not in {"balances", "statement", "runs", "dead_letters", "tracking"}:
+            raise ValueError(f"no read-model table {name}")
+        return f"{self._quoted_schema}.{quote_ident(prefix + name)}"
+
+    def _fetch(self, query: str, *args: object) -> list[driver.Record]:
+        async def fetch(conn: driver.Connection) -> list[driver.Record]:
+            return await conn.fetch(query, *args)
+
+        return self.datastore.run(fetch)
+
+
+def _statement_row(r: driver.Record) -> StatementRow:
+    return StatementRow(
+        aggregate_id=r["aggregate_id"],
+        position=r["position"],
+        version=r["version"],
+        kind=r["kind"],
+        amount=r["amount"],
+        balance=r["balance"],
+        counterparty=r["counterparty"],
+        memo=r["memo"],
+        time=r["time"],
+        run_id=r["run_id"],
+    )
+
+
+def make_read_model_store(factory: Any, prefix: str) -> AsyncpgReadModelStore:
+    """The read models, in tables beside the events (one set per table prefix)."""
+    view = AsyncpgReadModelStore(factory.datastore, prefix)
+    view.create_table()
+    return view

@@ -1,0 +1,250 @@
+"""The read models in SQLite, beside the events: each window and its tracking in one
+transaction, which claims the window first (its first statement is a write, so it holds
+SQLite's write lock from the start and reads nothing stale)."""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Sequence
+from decimal import Decimal
+from typing import Any
+
+from eventsourcing.sqlite import SQLiteCursor, SQLiteDatastore, SQLiteTrackingRecorder
+
+from application.read_models.rows import (
+    BalanceChange,
+    BalanceRow,
+    DeadLetter,
+    RunChange,
+    RunLink,
+    RunRow,
+    StatementRow,
+)
+from application.read_models.store import ReadModelStore, StaleWindowError, Window
+
+RUN_COLUMNS = (
+    "principal", "kind", "language", "status", "calls", "previewed", "committed",
+    "confirmed_by", "error", "created_at", "decided_at", "position",
+)  # fmt: skip
+
+
+def cents(value: Decimal) -> int:
+    # Money is kept as integer cents: SQLite would turn a decimal into a float.
+    return int(value * 100)
+
+
+def euros(value: int) -> Decimal:
+    return Decimal(value).scaleb(-2)
+
+
+class SQLiteReadModelStore(SQLiteTrackingRecorder, ReadModelStore):
+    def __init__(self, datastore: SQLiteDatastore, prefix: str = "rm_") -> None:
+        self.prefix = prefix  # the base constructor reads it, to name the tables
+        super().__init__(datastore)
+
+    def construct_create_table_statements(self) -> list[str]:
+        p = self.prefix
+        return [
+            *super().construct_create_table_statements(),
+            f"CREATE TABLE IF NOT EXISTS {p}balances (aggregate_id TEXT PRIMARY KEY, "
+            "account TEXT, owner TEXT, balance_cents INTEGER NOT NULL, status TEXT, "
+            "version INTEGER NOT NULL)",
+            f"CREATE TABLE IF NOT EXISTS {p}statement (aggregate_id TEXT, version INTEGER, "
+            "position INTEGER, kind TEXT, amount_cents INTEGER, balance_cents INTEGER, "
+            "counterparty TEXT, memo TEXT, time TEXT, run_id TEXT, "
+            "PRIMARY KEY (aggregate_id, version))",
+            f"CREATE TABLE IF NOT EXISTS {p}runs (run_id TEXT PRIMARY KEY, principal TEXT, "
+            "kind TEXT, language TEXT, status TEXT, calls INTEGER, previewed INTEGER, "
+            "committed INTEGER, confirmed_by TEXT, error TEXT, created_at TEXT, "
+            "decided_at TEXT, position INTEGER)",
+            f"CREATE TABLE IF NOT EXISTS {p}dead_letters (projection TEXT, position INTEGER, "
+            "error TEXT, recorded_at TEXT, PRIMARY KEY (projection, position))",
+        ]
+
+    # Writes: the window claimed, then its rows, in one transaction.
+
+    def apply_balances(self, changes: Sequence[BalanceChange], window: Window) -> None:
+        with self.datastore.transaction(commit=True) as c:
+            _claim(c, window)
+            c.executemany(
+                f"INSERT INTO {self.prefix}balances VALUES (?, ?, ?, ?, ?, ?) "
+                "ON CONFLICT (aggregate_id) DO UPDATE SET "
+                "account = COALESCE(excluded.account, account), "
+                "owner = COALESCE(excluded.owner, owner), "
+                "balance_cents = balance_cents + excluded.balance_cents, "
+                "status = COALESCE(excluded.status, status), "
+                "version = MAX(version, excluded.version)",
+                [
+                    (ch.aggregate_id, ch.account, ch.owner, cents(ch.delta), ch.status, ch.version)
+                    for ch in changes
+                ],
+            )
+
+    def apply_statement(
+        self, entries: Sequence[StatementRow], links: Sequence[RunLink], window: Window
+    ) -> None:
+        with self.datastore.transaction(commit=True) as c:
+            _claim(c, window)
+            c.executemany(
+                f"INSERT INTO {self.prefix}statement VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                [
+                    (
+                        e.aggregate_id,
+                        e.version,
+                        e.position,
+                        e.kind,
+                        cents(e.amount),
+                        cents(e.balance),
+                        e.counterparty,
+                        e.memo,
+                        e.time,
+                        e.run_id,
+                    )
+                    for e in entries
+                ],
+            )
+            c.executemany(
+                f"UPDATE {self.prefix}statement SET run_id = ? "
+                "WHERE aggregate_id = ? AND version = ?",
+                [(link.run_id, link.aggregate_id, link.version) for link in links],
+            )
+
+    def apply_runs(self, changes: Sequence[RunChange], window: Window) -> None:
+        updates = ", ".join(f"{col} = COALESCE(excluded.{col}, {col})" for col in RUN_COLUMNS)
+        with self.datastore.transaction(commit=True) as c:
+            _claim(c, window)
+            c.executemany(
+                f"INSERT INTO {self.prefix}runs VALUES ({', '.join('?' * (1 + len(RUN_COLUMNS)))}) "
+                f"ON CONFLICT (run_id) DO UPDATE SET {updates}",
+                [(ch.run_id, *(getattr(ch, col) for col in RUN_COLUMNS)) for ch in changes],
+            )
+
+    def record_dead_letter(self, letter: DeadLetter, window: Window) -> None:
+        with self.datastore.transaction(commit=True) as c:
+            _claim(c, window)
+            c.execute(
+                f"INSERT OR REPLACE INTO {self.prefix}dead_letters VALUES (?, ?, ?, ?)",
+                (letter.projection, letter.position, letter.error, letter.recorded_at),
+            )
+
+    def dead_letters(self, projection: str | None = None) -> list[DeadLetter]:
+        sql = f"SELECT * FROM {self.prefix}dead_letters"
+        params: list[Any] = []
+        if projection is not None:
+            sql += " WHERE projection = ?"
+            params = [projection]
+        rows = self._select(sql + " ORDER BY position, projection", params)
+        return [
+            DeadLetter(r["projection"], r["position"], r["error"], r["recorded_at"]) for r in rows
+        ]
+
+    # Reads.
+
+    def balances(self, accounts: Collection[str] | None = None) -> list[BalanceRow]:
+        sql = f"SELECT * FROM {self.prefix}balances"
+        params: list[Any] = []
+        if accounts is not None:
+            sql += f" WHERE account IN ({', '.join('?' * len(accounts))})"
+            params = list(accounts)
+        rows = self._select(sql + " ORDER BY account", params)
+        return [
+            BalanceRow(
+                r["account"], r["owner"], euros(r["balance_cents"]), r["status"], r["version"]
+            )
+            for r in rows
+        ]
+
+    def statement(self, aggregate_id: str, limit: int) -> list[StatementRow]:
+        rows = self._select(
+            f"SELECT * FROM {self.prefix}statement WHERE aggregate_id = ? "
+            "ORDER BY version DESC LIMIT ?",
+            [aggregate_id, limit],
+        )
+        return [_statement_row(r) for r in rows]
+
+    def statement_entries(self) -> list[StatementRow]:
+        rows = self._select(f"SELECT * FROM {self.prefix}statement ORDER BY position", [])
+        return [_statement_row(r) for r in rows]
+
+    def last_balances(self, aggregate_ids: Collection[str]) -> dict[str, Decimal]:
+        if not aggregate_ids:
+            return {}
+        marks = ", ".join("?" * len(aggregate_ids))
+        rows = self._select(
+            f"SELECT aggregate_id, balance_cents FROM {self.prefix}statement s "
+            f"WHERE aggregate_id IN ({marks}) AND version = (SELECT MAX(version) FROM "
+            f"{self.prefix}statement WHERE aggregate_id = s.aggregate_id)",
+            list(aggregate_ids),
+        )
+        return {r["aggregate_id"]: euros(r["balance_cents"]) for r in rows}
+
+    def runs(self, run_ids: Collection[str] | None = None) -> list[RunRow]:
+        sql = f"SELECT * FROM {self.prefix}runs"
+        params: list[Any] = []
+        if run_ids is not None:
+            sql += f" WHERE run_id IN ({', '.join('?' * len(run_ids))})"
+            params = list(run_ids)
+        rows = self._select(sql + " ORDER BY position", params)
+        return [RunRow(**{key: r[key] for key in ("run_id", *RUN_COLUMNS)}) for r in rows]
+
+    def reset(self, projection: str, tracking_name: str) -> None:
+        with self.datastore.transaction(commit=True) as c:
+            c.execute("DELETE FROM tracking WHERE application_name = ?", (tracking_name,))
+            c.execute(f"DELETE FROM {self.prefix}{projection}")
+            c.execute(f"DELETE FROM {self.prefix}dead_letters WHERE projection = ?", (projection,))
+
+    def take_over(self, projection: str, source_prefix: str, source: str, tracking: str) -> int:
+        mine, theirs = self.prefix, source_prefix
+        with self.datastore.transaction(commit=True) as c:
+            # The write lock first: no window of this projection applies meanwhile.
+            c.execute("DELETE FROM tracking WHERE application_name = ?", (tracking,))
+            c.execute("SELECT notification_id FROM tracking WHERE application_name = ?", (source,))
+            row = c.fetchone()
+            position = int(row[0]) if row else 0
+            c.execute(f"DELETE FROM {mine}{projection}")
+            c.execute(f"INSERT INTO {mine}{projection} SELECT * FROM {theirs}{projection}")
+            c.execute(f"DELETE FROM {mine}dead_letters WHERE projection = ?", (projection,))
+            c.execute(
+                f"INSERT INTO {mine}dead_letters SELECT * FROM {theirs}dead_letters "
+                "WHERE projection = ?",
+                (projection,),
+            )
+            if position:
+                c.execute("INSERT INTO tracking VALUES (?, ?)", (tracking, position))
+        return position
+
+    def _select(self, sql: str, params: list[Any]) -> list[Any]:
+        with self.datastore.transaction(commit=False) as c:
+            c.execute(sql, params)
+            rows: list[Any] = c.fetchall()
+            return rows
+
+
+def _claim(c: SQLiteCursor, window: Window) -> None:
+    """Move the window's tracking from `after` to `upto`, or raise StaleWindowError."""
+    if window.after == 0:
+        c.execute("INSERT OR IGNORE INTO tracking VALUES (?, ?)", (window.name, window.upto))
+    else:
+        c.execute(
+            "UPDATE tracking SET notification_id = ? "
+            "WHERE application_name = ? AND notification_id = ?",
+            (window.upto, window.name, window.after),
+        )
+    if c.sqlite_cursor.rowcount != 1:
+        c.execute("SELECT notification_id FROM tracking WHERE application_name = ?", (window.name,))
+        row = c.fetchone()
+        raise StaleWindowError(window, int(row[0]) if row else None)
+
+
+def _statement_row(r: Any) -> StatementRow:
+    return StatementRow(
+        aggregate_id=r["aggregate_id"],
+        position=r["position"],
+        version=r["version"],
+        kind=r["kind"],
+        amount=euros(r["amount_cents"]),
+        balance=euros(r["balance_cents"]),
+        counterparty=r["counterparty"],
+        memo=r["memo"],
+        time=r["time"],
+        run_id=r["run_id"],
+    )
