@@ -22,6 +22,7 @@ from gateway.agent.planner import FIND_ACTIONS
 from gateway.agent.prompts import planner_prompt
 from gateway.agent.structured import PLANNER_OUTPUT
 from gateway.bootstrap import Sluice
+from gateway.core.results import Sheet
 from gateway.demo import seed
 from tests.agent import fake_llm as llm
 from tests.agent.fake_llm import FakeLLM, Reply
@@ -46,14 +47,18 @@ def compact(value: Any) -> int:
     return len(json.dumps(value, separators=(",", ":"), ensure_ascii=False).encode())
 
 
+def _json(sheets: list[Sheet]) -> list[dict[str, Any]]:
+    return [sheet.model_dump(mode="json") for sheet in sheets]
+
+
 def sizes(sluice: Sluice) -> list[tuple[str, int]]:
     catalog = sluice.catalog
     alice = _who(sluice, "alice")
     return [
         ("directory (all 8 use cases)", len(catalog.directory().encode())),
         ("directory as alice sees it", len(sluice.gateway.directory(alice).encode())),
-        ("all 8 sheets (find_actions result)", compact(catalog.sheets(list(catalog.names)))),
-        ("one sheet: transfer", compact(catalog.sheets(["transfer"]))),
+        ("all 8 sheets (find_actions result)", compact(_json(catalog.sheets(catalog.names)))),
+        ("one sheet: transfer", compact(_json(catalog.sheets(["transfer"])))),
         ("planner system prompt, alice (with directory)", len(_prompt(sluice, alice).encode())),
         ("planner output schema", compact(PLANNER_OUTPUT.response_format())),
         ("find_actions tool definition", compact(FIND_ACTIONS)),

@@ -101,7 +101,8 @@ class Planner:
         except GatewayError as refusal:
             # Unknown or forbidden names: the message names the use case, never data.
             return _tool_error(str(refusal))
-        return json.dumps(sheets, separators=(",", ":"), ensure_ascii=False)
+        shown = [sheet.model_dump(mode="json") for sheet in sheets]
+        return json.dumps(shown, separators=(",", ":"), ensure_ascii=False)
 
 
 def _fix_request(completion: Completion, error: str) -> list[Message]:

@@ -41,8 +41,8 @@ from gateway.core.policy.rate import PROGRAMS, RateLimiter
 from gateway.core.program.runner import ProgramRunner
 from gateway.core.program.sandbox import CallRefusedError, SandboxBusyError
 from gateway.core.proposals import Clock, Proposals, Recorder, utc_now
-from gateway.core.results import Outcome, Proposal
-from gateway.core.runs import outcome_json
+from gateway.core.results import Outcome, Proposal, Sheet
+from gateway.core.runs import outcome_of
 from gateway.core.text_fields import check_source, check_words
 
 # How many times a direct call is done again, on fresh state, when its commit meets a change.
@@ -89,12 +89,14 @@ class Gateway:
     def directory(self, principal: PrincipalView) -> str:
         return self.catalog_for(principal).directory()
 
-    def sheets(self, principal: PrincipalView, names: list[str]) -> list[dict[str, Any]]:
+    def sheets(self, principal: PrincipalView, names: list[str]) -> list[Sheet]:
         for name in names:
             self._use_case(principal, name)
         return self.catalog.sheets(names)
 
     def plan_schema(self, principal: PrincipalView) -> dict[str, Any]:
+        """The JSON Schema (draft 2020-12) a plan must satisfy: a JSON Schema document, so
+        free JSON by nature, and a dict rather than a model."""
         return plan_schema(self.catalog_for(principal), self.caps.max_calls)
 
     # What it may do.
@@ -303,13 +305,13 @@ class Gateway:
     ) -> Outcome:
         shown = [uow.event_json(e) for e in uow.events]
         run = self.proposals.direct_run(principal, source, uow, shown, result)
-        response = outcome_json(run)
+        response = outcome_of(run)
         kept = [record(response)] if record else []
         committed = uow.commit(run, *kept)
         if record:
-            return Outcome.model_validate(response)
-        events = [uow.event_json(c.event, c.position) for c in committed]
-        return Outcome.model_validate(response | {"events": events})
+            return response
+        # The run's previewed events are the work's, in their order: now with their positions.
+        return outcome_of(run, [c.position for c in committed])
 
     def _record_failure(self, principal: PrincipalView, source: str, error: str) -> str:
         run = self.proposals.failed_run(principal, source, error)

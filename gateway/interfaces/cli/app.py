@@ -27,6 +27,7 @@ from gateway.demo import demo_agent_keys, demo_keys, seed
 from gateway.interfaces.cli.flow import decide, submit
 from gateway.interfaces.cli.operate import audit_app, events, export, project, replay
 from gateway.interfaces.cli.render import as_json, show_outcome
+from gateway.interfaces.cli.report import RunReport
 
 app = typer.Typer(
     name="sluice",
@@ -113,7 +114,8 @@ def actions(names: Annotated[list[str], typer.Argument(help="Use case names.")])
             sheets = sluice.catalog.sheets(names)
         except UnknownUseCaseError as error:
             _usage_error(f"{error}; the use cases are {', '.join(sluice.catalog.names)}")
-        typer.echo(json.dumps(sheets, indent=2, ensure_ascii=False))
+        shown = [sheet.model_dump(mode="json") for sheet in sheets]
+        typer.echo(json.dumps(shown, indent=2, ensure_ascii=False))
 
 
 @app.command()
@@ -140,11 +142,7 @@ def run(  # noqa: PLR0917 (typer maps each parameter to an option)
         outcome = submit(
             sluice.gateway, principal, language, source, console=human, yes=yes, err=json_out
         )
-    if json_out:
-        typer.echo(as_json(outcome))
-    else:
-        show_outcome(human, outcome)
-    raise typer.Exit(0 if outcome["status"] == "committed" else 1)
+    _report(outcome, human, json_out=json_out)
 
 
 @app.command()
@@ -165,16 +163,21 @@ def confirm(
         except GatewayError as refused:
             _usage_error(str(refused))
         if proposal.status != "pending":
-            outcome = proposal.outcome.model_dump(mode="json")
+            outcome = RunReport.of(proposal.outcome, run_id=proposal.outcome.run_id)
         else:
             outcome = decide(
                 sluice.gateway, principal, proposal, console=human, yes=yes, err=json_out
             )
+    _report(outcome, human, json_out=json_out)
+
+
+def _report(outcome: RunReport, human: Console, *, json_out: bool) -> NoReturn:
+    """Print what became of the program (one JSON object with --json); exit 0 if committed."""
     if json_out:
-        typer.echo(as_json(outcome))
+        typer.echo(as_json(outcome.model_dump(mode="json")))
     else:
         show_outcome(human, outcome)
-    raise typer.Exit(0 if outcome["status"] == "committed" else 1)
+    raise typer.Exit(0 if outcome.status == "committed" else 1)
 
 
 @app.command()

@@ -19,7 +19,9 @@ from gateway.agent import Agent
 from gateway.bootstrap import Sluice
 from gateway.core.errors import GatewayError, StaleProposalError
 from gateway.core.policy.decisions import may_decide
+from gateway.core.results import Proposal
 from gateway.interfaces.cli.render import framed, show_handoff, show_outcome, show_preview, shown
+from gateway.interfaces.cli.report import RunReport
 
 GREETING = """Sluice agent, acting as {principal} ({role}). Store: {where}
 Ask in plain words. Every change is shown first and waits for your `y`.
@@ -88,20 +90,21 @@ def _show_turn(
         return
     _say(console, turn["explanation"] or "Here is a program.")
     console.print(framed("The agent's program", turn["program"]["source"]))
-    proposal = turn["proposal"]
-    if proposal["status"] == "pending":
+    # The agent's turn is JSON; its proposal is the gateway's, read back as one.
+    proposal = Proposal.model_validate(turn["proposal"])
+    if proposal.status == "pending":
         _decide(sluice, principal, proposal, console=console, read=read)
         conversation = agent.conversation(principal, turn["conversation_id"])
         turn = conversation["turns"][turn["turn"] - 1]
-    elif proposal["status"] == "committed":
-        show_preview(console, proposal["preview"])
+    elif proposal.status == "committed":
+        show_preview(console, proposal.preview)
     _show_answer(turn, console)
 
 
 def _decide(
     sluice: Sluice,
     principal: PrincipalView,
-    proposal: dict[str, Any],
+    proposal: Proposal,
     *,
     console: Console,
     read: ReadLine,
@@ -112,23 +115,23 @@ def _decide(
         show_handoff(console, proposal)
         return
     while True:
-        show_preview(console, proposal["preview"])
-        count = len(proposal["preview"]["events"])
+        show_preview(console, proposal.preview)
+        count = len(proposal.preview.events)
         try:
             answer = read(f"Commit these {count} events? {escape('[y/N]')} ").strip().lower()
         except EOFError:
             answer = ""
         try:
             if answer not in ("y", "yes"):
-                gateway.reject(principal, proposal["id"])
+                gateway.reject(principal, proposal.id)
                 return
-            gateway.confirm(principal, proposal["id"], proposal["preview_hash"])
+            gateway.confirm(principal, proposal.id, proposal.preview_hash)
             return
         except StaleProposalError as stale:
             console.print(shown(stale, "yellow"), highlight=False)
             if stale.fresh is None:
                 return
-            proposal = stale.fresh.model_dump(mode="json")
+            proposal = stale.fresh
         except GatewayError as refused:
             console.print(shown(refused, "yellow"), highlight=False)
             return
@@ -138,7 +141,7 @@ def _show_answer(turn: dict[str, Any], console: Console) -> None:
     outcome = turn.get("outcome")
     if outcome:
         status = SHOWN_STATUS.get(outcome["status"], outcome["status"])
-        show_outcome(console, {**outcome, "status": status})
+        show_outcome(console, RunReport.model_validate({**outcome, "status": status}))
     answer = turn.get("answer")
     if answer:
         _say(console, answer["text"])

@@ -28,12 +28,12 @@ from mcp_types import (
     TextContent,
     ToolAnnotations,
 )
-from pydantic import AnyUrl, Field
+from pydantic import AnyUrl, BaseModel, Field
 
 from application.principals import PrincipalView
 from gateway.core.errors import GatewayError, StaleProposalError
 from gateway.core.facade import Gateway
-from gateway.core.results import Proposal
+from gateway.core.results import Proposal, Sheet
 from gateway.interfaces.mcp import confirmation, state_keys
 
 # Who asks, for one request; raises GatewayError("unauthenticated", ...) for a bad key.
@@ -57,6 +57,24 @@ PROPOSES = ToolAnnotations(
     read_only_hint=False, destructive_hint=False, idempotent_hint=False, open_world_hint=False
 )
 T = TypeVar("T")
+
+
+class Sheets(BaseModel):
+    """What find_actions answers."""
+
+    sheets: list[Sheet]
+
+
+def _absent(value: object) -> bool:
+    return value is None
+
+
+class ShownProposal(Proposal):
+    """A proposal as the tools answer it: where a person reviews it, and, while it waits,
+    what comes next."""
+
+    review_url: str
+    next: str | None = Field(default=None, exclude_if=_absent)
 
 
 class SluiceMCP(MCPServer):
@@ -118,7 +136,7 @@ class SluiceMCP(MCPServer):
         ) -> CallToolResult:
             principal = await self._principal(ctx)
             sheets = await self._gateway(self.gateway.sheets, principal, names)
-            return _result({"sheets": sheets})
+            return _result(Sheets(sheets=sheets))
 
         @self.tool(
             title="Propose a program",
@@ -240,17 +258,18 @@ class SluiceMCP(MCPServer):
     def _asks(self, ctx: Context[Any, Any]) -> bool:
         return self.elicit and confirmation.can_ask(ctx.client_capabilities)
 
-    def _shown(self, proposal: Proposal, ctx: Context[Any, Any]) -> dict[str, Any]:
-        """The tool's JSON: the proposal, where a person reviews it, and what comes next."""
-        shown = proposal.model_dump(mode="json")
-        shown["review_url"] = self._review_url(proposal, ctx)
+    def _shown(self, proposal: Proposal, ctx: Context[Any, Any]) -> ShownProposal:
+        """The proposal, where a person reviews it, and what comes next."""
+        next_step = None
         if proposal.status == "pending":
-            shown["next"] = (
+            next_step = (
                 "Nothing is written yet. A person confirms this exact preview in the web "
                 "console (review_url) or with `sluice confirm "
                 f"{proposal.id}`; poll proposal_status for the outcome."
             )
-        return shown
+        return ShownProposal(
+            **dict(proposal), review_url=self._review_url(proposal, ctx), next=next_step
+        )
 
     def _review_url(self, proposal: Proposal, ctx: Context[Any, Any]) -> str:
         return f"{self.console(ctx)}#/proposals/{proposal.id}"
@@ -307,7 +326,8 @@ class SluiceMCP(MCPServer):
                 return [ReadResourceContents(content=text, mime_type="text/plain")]
             if address.startswith(SHEET_PREFIX):
                 sheets = self.gateway.sheets(principal, [address.removeprefix(SHEET_PREFIX)])
-                text = json.dumps(sheets[0], indent=2, ensure_ascii=False)
+                sheet = sheets[0].model_dump(mode="json")
+                text = json.dumps(sheet, indent=2, ensure_ascii=False)
                 return [ReadResourceContents(content=text, mime_type="application/json")]
         except GatewayError as error:
             raise ResourceError(_message(error)) from None
@@ -326,7 +346,8 @@ def _message(error: GatewayError) -> str:
     return f"{error.kind}: {error}"
 
 
-def _result(body: dict[str, Any]) -> CallToolResult:
+def _result(answer: BaseModel) -> CallToolResult:
     """Structured content for programs, the same JSON as text for models that read text."""
+    body = answer.model_dump(mode="json")
     text = json.dumps(body, indent=1, ensure_ascii=False)
     return CallToolResult(content=[TextContent(type="text", text=text)], structured_content=body)
