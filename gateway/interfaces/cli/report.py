@@ -15,8 +15,9 @@ def _absent(value: object) -> bool:
 
 
 class RunReport(BaseModel):
-    """The gateway's fields (status, changed, events, result, error), and only when it says
-    something: `run_id` of a proposal a person is to confirm.
+    """The gateway's fields (status, changed, events, result, error), and only when they say
+    something: `run_id` of a proposal a person is to confirm, and `refusal`, the domain rule
+    that refused (account-not-found, insufficient-funds, ...), named as HTTP problems name it.
 
     `status` is the gateway's, or `declined` when the person at the terminal said no, or
     `failed` when the gateway refused the program (`error` says why)."""
@@ -29,6 +30,7 @@ class RunReport(BaseModel):
     result: Any = None
     error: str | None = None
     run_id: str | None = Field(default=None, exclude_if=_absent)
+    refusal: str | None = Field(default=None, exclude_if=_absent)
 
     @classmethod
     def of(cls, outcome: Outcome, *, run_id: str | None = None) -> RunReport:
@@ -45,7 +47,7 @@ class RunReport(BaseModel):
     @classmethod
     def refused(cls, error: GatewayError) -> RunReport:
         """The gateway refused: nothing was written."""
-        return cls(status="failed", error=str(error))
+        return cls(status="failed", error=str(error), refusal=error.named_refusal)
 
     @classmethod
     def waiting(cls, proposal: Proposal) -> RunReport:

@@ -2,12 +2,15 @@
 
 Who asks is decided per call by `who` (the stdio key, or the HTTP Bearer header), so a
 revoked key stops working at its next call. Every gateway call runs in a worker thread:
-the store and the sandbox never block the event loop.
+the store and the sandbox never block the event loop. A refusal is a tool error whose text
+names its kind and reason, and whose structured content is the refusal's JSON: `kind`,
+`error`, and `refusal` (the domain rule, as HTTP problems name it) when a use case refused.
 """
 
 from __future__ import annotations
 
 import json
+import logging
 from collections.abc import Callable, Iterable
 from typing import Annotated, Any, Literal, TypeVar
 
@@ -57,6 +60,7 @@ PROPOSES = ToolAnnotations(
     read_only_hint=False, destructive_hint=False, idempotent_hint=False, open_world_hint=False
 )
 T = TypeVar("T")
+logger = logging.getLogger(__name__)
 
 
 class Sheets(BaseModel):
@@ -179,10 +183,12 @@ class SluiceMCP(MCPServer):
             try:
                 run_id, preview_hash = confirmation.shown(ctx.request_state)
             except ValueError as error:
-                raise ToolError(f"bad-request: {error}") from None
+                raise _RefusedError(GatewayError("bad-request", str(error))) from None
             answer = (ctx.input_responses or {}).get(confirmation.QUESTION)
             if answer is not None and not isinstance(answer, ElicitResult):
-                raise ToolError("bad-request: the answer to the confirmation is not a form")
+                raise _RefusedError(
+                    GatewayError("bad-request", "the answer to the confirmation is not a form")
+                )
             return await self._settle(principal, run_id, preview_hash, answer, ctx)
         proposal = await self._gateway(self.gateway.propose, principal, language, source)
         if proposal.status != "pending" or not self._asks(ctx):
@@ -248,10 +254,10 @@ class SluiceMCP(MCPServer):
             )
         except StaleProposalError as stale:
             if stale.fresh is None:
-                raise ToolError(_message(stale)) from None
+                raise _RefusedError(stale) from None
             raise _StaleError(stale.fresh) from None
         except GatewayError as error:
-            raise ToolError(_message(error)) from None
+            raise _RefusedError(error) from None
         proposal = await self._gateway(self.gateway.proposal, principal, run_id)
         return _result(self._shown(proposal, ctx))
 
@@ -283,7 +289,24 @@ class SluiceMCP(MCPServer):
         try:
             return await anyio.to_thread.run_sync(lambda: call(*args))
         except GatewayError as error:
-            raise ToolError(_message(error)) from None
+            raise _RefusedError(error) from None
+
+    async def call_tool(
+        self, name: str, arguments: dict[str, Any], context: Context[Any, Any] | None = None
+    ) -> CallToolResult | InputRequiredResult:
+        """The SDK's, but a gateway refusal's error result carries its JSON too."""
+        try:
+            return await super().call_tool(name, arguments, context)
+        except ToolError as failed:
+            refused = failed.__cause__
+            if not isinstance(refused, _RefusedError) or type(failed) is not ToolError:
+                raise
+            logger.info("Tool %r failed: %r", name, str(failed))
+            return CallToolResult(
+                content=[TextContent(type="text", text=str(failed))],
+                structured_content=refused.error.to_json(),
+                is_error=True,
+            )
 
     # Resources: the asking principal's directory and sheets.
 
@@ -332,6 +355,15 @@ class SluiceMCP(MCPServer):
         except GatewayError as error:
             raise ResourceError(_message(error)) from None
         raise ResourceError(f"not-found: no resource {address}")
+
+
+class _RefusedError(ToolError):
+    """The gateway refused: the tool's error names the kind and the reason, and keeps the
+    refusal for its structured content."""
+
+    def __init__(self, error: GatewayError) -> None:
+        super().__init__(_message(error))
+        self.error = error
 
 
 class _StaleError(Exception):
