@@ -22,6 +22,7 @@ from gateway.bootstrap import Sluice
 from gateway.core.catalog import UnknownUseCaseError
 from gateway.core.errors import GatewayError
 from gateway.core.policy.caps import CapsConfigError
+from gateway.core.policy.trusted_clients import TrustedClientsConfigError
 from gateway.core.program.pool_settings import PoolConfigError
 from gateway.demo import demo_agent_keys, demo_keys, seed
 from gateway.interfaces.cli.flow import decide, submit
@@ -59,7 +60,12 @@ AsOption = Annotated[
 def _open() -> Sluice:
     try:
         return Sluice()
-    except (StoreConfigError, CapsConfigError, PoolConfigError) as error:
+    except (
+        StoreConfigError,
+        CapsConfigError,
+        PoolConfigError,
+        TrustedClientsConfigError,
+    ) as error:
         _usage_error(str(error))
 
 
@@ -336,8 +342,9 @@ def mcp(
         bool,
         typer.Option(
             "--elicitation/--no-elicitation",
-            help="Ask the person through the MCP client to accept each preview; without it, "
-            "they confirm in the web console or with `sluice confirm`.",
+            help="Send the person the web console's review page of each proposal through "
+            "the MCP client (a form, on a client SLUICE_MCP_TRUSTED_CLIENTS names); without "
+            "it, they find it there or use `sluice confirm`.",
         ),
     ] = True,
 ) -> None:

@@ -48,13 +48,15 @@ SHEET_PREFIX = "sluice://sheets/"
 INSTRUCTIONS = (
     "Sluice runs business use cases behind a gateway. Read `directory`, fetch the sheets of "
     "the use cases you need with `find_actions`, then write ONE program that does the whole "
-    "job and send it to `propose_program`. Nothing is written until a person accepts the "
-    "exact preview; a read-only program completes at once."
+    "job and send it to `propose_program`. A read-only program completes at once. Nothing "
+    "else is written until a person confirms the exact preview with their own key, in the "
+    "web console (the server sends them its review page) or with `sluice confirm`; poll "
+    "`proposal_status` for the outcome."
 )
 READ_ONLY = ToolAnnotations(
     read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=False
 )
-# Proposing records a proposal and may commit once a person accepts its preview: not
+# Proposing records a proposal and may commit once a person confirms its preview: not
 # read-only, not destructive by itself (the events only add to the log), not idempotent.
 PROPOSES = ToolAnnotations(
     read_only_hint=False, destructive_hint=False, idempotent_hint=False, open_world_hint=False
@@ -147,9 +149,11 @@ class SluiceMCP(MCPServer):
             description=(
                 "Check a whole program (language python, or plan for a JSON plan) and preview "
                 "every event it would append. A read-only program completes at once. A "
-                "program that writes waits for a person: the server asks them to accept the "
-                "exact preview when the client supports elicitation; otherwise they confirm "
-                "it in the web console (review_url) or with `sluice confirm`."
+                "program that writes waits for a person: the server sends them the web "
+                "console's review page (review_url) when the client supports URL "
+                "elicitation, and they confirm it there with their own key, or with `sluice "
+                "confirm`; the answer is the proposal as it then stands. A client the "
+                "operator declared trusted asks a person's key with a form instead."
             ),
             annotations=PROPOSES,
         )
@@ -179,11 +183,13 @@ class SluiceMCP(MCPServer):
         principal = await self._principal(ctx)
         by_result = confirmation.asks_by_result(ctx.protocol_version)
         if by_result and ctx.request_state is not None:
-            # The second round: the person's answer to the preview asked about before.
+            # The second round: the answer to the question asked before.
             try:
-                run_id, preview_hash = confirmation.shown(ctx.request_state)
+                run_id, preview_hash, kind = confirmation.shown(ctx.request_state)
             except ValueError as error:
                 raise _RefusedError(GatewayError("bad-request", str(error))) from None
+            if kind == "url":
+                return await self._current(principal, run_id, ctx)
             answer = (ctx.input_responses or {}).get(confirmation.QUESTION)
             if answer is not None and not isinstance(answer, ElicitResult):
                 raise _RefusedError(
@@ -191,11 +197,47 @@ class SluiceMCP(MCPServer):
                 )
             return await self._settle(principal, run_id, preview_hash, answer, ctx)
         proposal = await self._gateway(self.gateway.propose, principal, language, source)
-        if proposal.status != "pending" or not self._asks(ctx):
+        asked = self._question(principal, proposal, ctx)
+        if asked is None:
             return _result(self._shown(proposal, ctx))
         if by_result:
-            return confirmation.input_required(proposal, self._review_url(proposal, ctx))
+            return confirmation.input_required(asked, proposal, self._review_url(proposal, ctx))
+        if asked == "url":
+            return await self._send_to_console(principal, proposal, ctx)
         return await self._ask_now(principal, proposal, ctx)
+
+    def _question(
+        self, principal: PrincipalView, proposal: Proposal, ctx: Context[Any, Any]
+    ) -> confirmation.Kind | None:
+        """How to ask about a pending proposal: a form only where the policy lets its answer
+        decide (`confirms_by_form`), else a link to the console; None: not at all."""
+        capabilities = ctx.client_capabilities
+        if proposal.status != "pending" or not self.elicit:
+            return None
+        if self.gateway.confirms_by_form(principal) and confirmation.can_ask("form", capabilities):
+            return "form"
+        return "url" if confirmation.can_ask("url", capabilities) else None
+
+    async def _send_to_console(
+        self, principal: PrincipalView, proposal: Proposal, ctx: Context[Any, Any]
+    ) -> CallToolResult:
+        """Up to 2025-11-25: send the person the review page mid-call. Their client's answer
+        says only whether it was opened, so it decides nothing: the tool reports the
+        proposal as it stands once they are back (committed, if they confirmed)."""
+        question = confirmation.link(proposal, self._review_url(proposal, ctx))
+        await ctx.session.elicit_url(
+            message=question.message,
+            url=question.url,
+            elicitation_id=question.elicitation_id,
+            related_request_id=ctx.request_id,
+        )
+        return await self._current(principal, proposal.id, ctx)
+
+    async def _current(
+        self, principal: PrincipalView, run_id: str, ctx: Context[Any, Any]
+    ) -> CallToolResult:
+        proposal = await self._gateway(self.gateway.proposal, principal, run_id)
+        return _result(self._shown(proposal, ctx))
 
     async def _ask_now(
         self, principal: PrincipalView, proposal: Proposal, ctx: Context[Any, Any]
@@ -228,7 +270,7 @@ class SluiceMCP(MCPServer):
             return await self._decide(principal, run_id, preview_hash, answer, ctx)
         except _StaleError as stale:
             return confirmation.input_required(
-                stale.proposal, self._review_url(stale.proposal, ctx)
+                "form", stale.proposal, self._review_url(stale.proposal, ctx)
             )
 
     async def _decide(
@@ -239,12 +281,11 @@ class SluiceMCP(MCPServer):
         answer: ElicitResult | None,
         ctx: Context[Any, Any],
     ) -> CallToolResult:
-        """Carry out the person's answer: the facade's elicited decisions, whose policy says
-        what a person's answer may decide."""
+        """Carry out the person's answer to a form: the facade's elicited decisions, whose
+        policy says whether an answer to this client's form may decide."""
         decision = confirmation.accepted(answer)
         if decision is None:
-            proposal = await self._gateway(self.gateway.proposal, principal, run_id)
-            return _result(self._shown(proposal, ctx))
+            return await self._current(principal, run_id, ctx)
         if decision is False:
             rejected = await self._gateway(self.gateway.reject_elicited, principal, run_id)
             return _result(self._shown(rejected, ctx))
@@ -260,9 +301,6 @@ class SluiceMCP(MCPServer):
             raise _RefusedError(error) from None
         proposal = await self._gateway(self.gateway.proposal, principal, run_id)
         return _result(self._shown(proposal, ctx))
-
-    def _asks(self, ctx: Context[Any, Any]) -> bool:
-        return self.elicit and confirmation.can_ask(ctx.client_capabilities)
 
     def _shown(self, proposal: Proposal, ctx: Context[Any, Any]) -> ShownProposal:
         """The proposal, where a person reviews it, and what comes next."""
