@@ -33,6 +33,8 @@ from gateway.agent import Agent
 from gateway.core.facade import Gateway
 from tests.agent import fake_llm as llm
 from tests.agent.answers import facts, quoted, voice
+
+__all__ = ["facts", "quoted", "voice"]
 from tests.agent.fake_llm import FakeLLM, Reply
 from tests.conftest import balances
 
@@ -210,6 +212,7 @@ class Verdict:
     unquoted: list[str] = field(default_factory=list)  # data not quoted with its author
     withheld: int = 0  # sentences of the model the code withheld
     prose_kept: bool = True  # every sentence of a truthful model survived
+    answered: list[dict[str, Any]] = field(default_factory=list)  # each judged turn
 
     @property
     def findings(self) -> list[str]:
@@ -271,6 +274,7 @@ def _judge(
 ) -> None:
     answer = turn["answer"]
     where = f"turn {number} ({step.request!r})"
+    verdict.answered.append(turn)
     if answer is None:
         verdict.false_facts.append(f"{where}: no answer ({turn.get('answer_error')})")
         return
