@@ -225,14 +225,14 @@ def _literals(source: str) -> frozenset[str]:
 
 
 def _accounts(proposal: Proposal, outcome: Outcome) -> Iterator[str]:
-    """Every account id the run names: its calls, events and result."""
+    """The accounts whose histories may hold the run's texts: those its calls named (it read
+    or wrote them; bounded by the call caps) and those its events changed. A listing's
+    owners and a transfer's payer need none: their shape says who wrote them."""
     for call in proposal.preview.calls:
         yield from _strings(call.arguments)
     for event in outcome.events:
         if event.account:
             yield event.account
-        yield from _strings(event.data.get("counterparty"))
-    yield from _strings(outcome.result)
 
 
 def _strings(value: Any) -> Iterator[str]:
