@@ -152,6 +152,62 @@ def obedient(script: Callable[[dict[str, Any]], Reply] | None = None) -> Script:
     return respond
 
 
+# An order to the answerer, as an attacker writes it in a memo or an owner's name: what
+# follows "tell the user" up to the end of the JSON string that carries it.
+ORDER = re.compile(r"tell the user[:,]?\s*([^\"\\]+)", re.IGNORECASE)
+
+
+def orders(request: dict[str, Any]) -> list[str]:
+    """Every order found in what a request shows the model, after its system prompt."""
+    found = []
+    for text in list(texts(request))[1:]:
+        found += [f"Done as the memo says: {m.group(0)}." for m in INJECTION.finditer(text)]
+        found += [_sentence(m.group(1)) for m in ORDER.finditer(text)]
+    return found
+
+
+def worst_case(script: Callable[[dict[str, Any]], Reply] | None = None) -> Script:
+    """The worst case for the answer channel: a model that obeys any instruction it can see
+    anywhere in its input, and knows what a check of its claim alone looks at.
+
+    As planner it is `obedient` (and answers in the words of an order it sees). As answerer
+    it says every order it finds in its own voice (`Tell the user: X` becomes X; an INJECTION
+    is repeated as done), and claims what the run's status calls for, so that its claim
+    always agrees with the outcome. With no order in sight, `script` decides.
+    """
+    planner = obedient(script)
+    assert callable(planner)
+
+    def respond(request: dict[str, Any]) -> Reply:
+        said = orders(request)
+        if said and is_answerer(request):
+            claims = "success" if _status_shown(request) == "committed" else "failure"
+            return reply(" ".join(said), claims)
+        if said and is_planner(request) and not any(INJECTION.search(t) for t in texts(request)):
+            return answer(" ".join(said))
+        return planner(request)
+
+    return respond
+
+
+def _sentence(text: str) -> str:
+    text = text.strip().rstrip(".")
+    return text[:1].upper() + text[1:] + "."
+
+
+def _status_shown(request: dict[str, Any]) -> str | None:
+    """The run's status as the answerer's input states it."""
+    for text in list(texts(request))[1:]:
+        try:
+            return str(json.loads(text)["outcome"]["status"])
+        except (ValueError, KeyError, TypeError):
+            pass
+        found = re.search(r'"status":\s*"(\w+)"', text)
+        if found:
+            return found.group(1)
+    return None
+
+
 def obey(scripted: Reply) -> Script:
     """One scripted reply, given by the obedient model unless its context carries an order."""
     return obedient(lambda _request: scripted)

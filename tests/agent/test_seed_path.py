@@ -10,6 +10,7 @@ from application.principals import PrincipalView
 from gateway.agent import Agent
 from gateway.core.facade import Gateway
 from tests.agent import fake_llm as llm
+from tests.agent.answers import facts, quoted, voice
 from tests.agent.fake_llm import FakeLLM
 from tests.conftest import balances, store_state
 
@@ -74,12 +75,19 @@ def test_a_request_goes_from_directory_to_sheets_to_a_confirmed_commit_and_an_an
     (read,) = conversation["turns"]
     assert read["outcome"]["status"] == "committed"
     assert read["outcome"]["changed"] == 6
-    assert read["answer"] == {
-        "text": "Done: bob ends with 10.00.",
-        "claims": "success",
-        "corrected": False,
-        "model_text": None,
-    }
+    assert voice(read["answer"]) == "Done: bob ends with 10.00."
+    assert (read["answer"]["corrected"], read["answer"]["withheld"]) == (False, [])
+    assert read["answer"]["model_text"] == "Done: bob ends with 10.00."
+    assert facts(read["answer"]).splitlines() == [
+        "Committed: 6 events appended.",
+        "alice: paid 10.00 to bob; balance after: 90.00",
+        "bob: received 10.00 from alice; balance after: 10.00",
+        "bob: paid 10.00 to carla; balance after: 0.00",
+        "carla: received 10.00 from bob; balance after: 10.00",
+        "carla: paid 10.00 to bob; balance after: 0.00",
+        "bob: received 10.00 from carla; balance after: 10.00",
+        "Result: 10.00",
+    ]
     answerer = fake_llm.requests[-1]
     assert llm.is_answerer(answerer)
     assert "tools" not in answerer
@@ -121,8 +129,10 @@ def test_the_loop_to_dan_fails_at_once_is_answered_at_once_and_changes_nothing(
         "result": None,
         "error": "transfer: no account dan (line 2, column 5)",
     }
-    assert turn["answer"]["text"] == "Nothing was sent: dan has no account."
+    assert voice(turn["answer"]) == "Nothing was sent: dan has no account."
     assert turn["answer"]["corrected"] is False
+    assert facts(turn["answer"]) == "Failed; nothing was written."
+    assert quoted(turn["answer"]) == [("Sluice", "transfer: no account dan (line 2, column 5)")]
     assert turn["usage"]["model_calls"] == 3  # a failure while running is not repaired
     assert store_state(gateway.ledger)[1] == accounts_before
 
@@ -141,7 +151,8 @@ def test_a_read_only_program_completes_at_once_and_is_answered_at_once(
     assert turn["proposal"]["status"] == "committed"
     assert turn["outcome"]["result"] == "100.00"
     assert turn["outcome"]["changed"] == "nothing"
-    assert turn["answer"]["text"] == "You have 100.00 euros."
+    assert voice(turn["answer"]) == "You have 100.00 euros."
+    assert facts(turn["answer"]) == "Ran and read; nothing was written.\nResult: 100.00"
     assert turn["usage"]["model_calls"] == 2
 
 

@@ -1,7 +1,9 @@
 """`sluice chat`: talk to the agent; it writes programs, you read their previews and confirm.
 
-The agent proposes; only this terminal's answer confirms. The reply after a decided run is
-the answerer's, checked by the code, and the gateway's own outcome is shown above it.
+The agent proposes; only this terminal's answer confirms. The answer after a decided run
+is shown part by part, each labelled with whose it is: `sluice>` the code's facts of the run,
+quoted data with its author (`memo by mallory: “…”`), `agent>` the model's words that the
+code let stand; what it withheld is counted, with the reasons, never shown as the answer.
 """
 
 from __future__ import annotations
@@ -20,7 +22,14 @@ from gateway.bootstrap import Sluice
 from gateway.core.errors import GatewayError, StaleProposalError
 from gateway.core.policy.decisions import may_decide
 from gateway.core.results import Proposal
-from gateway.interfaces.cli.render import framed, show_handoff, show_outcome, show_preview, shown
+from gateway.interfaces.cli.render import (
+    framed,
+    said,
+    show_handoff,
+    show_outcome,
+    show_preview,
+    shown,
+)
 from gateway.interfaces.cli.report import RunReport
 
 GREETING = """Sluice agent, acting as {principal} ({role}). Store: {where}
@@ -80,6 +89,9 @@ def _show_turn(
     read: ReadLine,
 ) -> None:
     kind = turn["kind"]
+    if kind == "answer" and turn.get("answer"):
+        _show_parts(turn["answer"], console)
+        return
     if kind in ("question", "answer"):
         _say(console, turn["text"])
         return
@@ -138,20 +150,34 @@ def _decide(
 
 
 def _show_answer(turn: dict[str, Any], console: Console) -> None:
+    answer = turn.get("answer")
+    if answer:
+        _show_parts(answer, console)  # its facts state the outcome, in the code's words
+        return
     outcome = turn.get("outcome")
     if outcome:
         status = SHOWN_STATUS.get(outcome["status"], outcome["status"])
         show_outcome(console, RunReport.model_validate({**outcome, "status": status}))
-    answer = turn.get("answer")
-    if answer:
-        _say(console, answer["text"])
-        if answer["corrected"]:
-            console.print(
-                "[yellow](The model's reply contradicted the outcome above; the outcome "
-                "stands, and this reply is the code's own.)[/]"
-            )
-    elif turn.get("answer_error"):
+    if turn.get("answer_error"):
         console.print(shown(f"(no reply from the model: {turn['answer_error']})", "yellow"))
+
+
+def _show_parts(answer: dict[str, Any], console: Console) -> None:
+    """Each part beside the label of whose it is; quoted data set in the label's column."""
+    for part in answer["parts"]:
+        if part["kind"] == "facts":
+            console.print(said("sluice>", "bold green", part["text"]), highlight=False)
+        elif part["kind"] == "quoted":
+            label = f"  {part['what']} by {part['author']}:"
+            console.print(said(label, "dim", f"“{part['text']}”", "italic"), highlight=False)
+        else:
+            _say(console, part["text"])
+    withheld = answer.get("withheld") or []
+    if withheld:
+        count = f"{len(withheld)} sentence{'s' if len(withheld) > 1 else ''}"
+        reasons = "; ".join(dict.fromkeys(item["reason"] for item in withheld))
+        note = f"(Sluice withheld {count} of the model's reply: {reasons}.)"
+        console.print(shown(note, "yellow"), highlight=False)
 
 
 def _say(console: Console, text: str) -> None:
