@@ -55,13 +55,15 @@ def test_a_request_goes_from_directory_to_sheets_to_a_confirmed_commit_and_an_an
     assert fake_llm.keys == ["Bearer sk-test"] * 2
     assert first["model"] == "fake-model"
     assert gateway.directory(teller).rstrip() in first["messages"][0]["content"]
-    assert [t["function"]["name"] for t in first["tools"]] == ["find_actions"]
+    assert "tools" not in first  # sheets are asked for in the reply: see test_sheets_step
     schema = first["response_format"]
     assert schema["type"] == "json_schema"
     assert schema["json_schema"]["strict"] is True
-    sheets = json.loads(second["messages"][-1]["content"])
-    assert [s["name"] for s in sheets] == ["transfer", "get_balance"]
-    assert second["messages"][-1]["role"] == "tool"
+    assert first["max_tokens"] == 1024
+    header, sheets = second["messages"][-1]["content"].split("\n")
+    assert header == "[Sluice] The sheets of transfer, get_balance:"
+    assert [s["name"] for s in json.loads(sheets)] == ["transfer", "get_balance"]
+    assert second["messages"][-1]["role"] == "user"
 
     # The user confirms through the gateway's own path; the agent cannot confirm.
     outcome = gateway.confirm(teller, proposal["id"], proposal["preview_hash"])
