@@ -2,7 +2,9 @@
 
 The path of one message (docs/DESIGN.md, the life of an agent request):
 1. The planner, whose context holds no data (gateway/agent/context.py), reads sheets and
-   replies with a program, a question or an answer.
+   replies with a program, a question or an answer. A reply it could not give in a usable
+   form, even after its one fix, is a refused turn: the request stays in the conversation
+   with what went wrong, for the user to act on.
 2. The program goes through the gateway like any other: checks, preview, a proposal.
    A program refused by its checks goes back to the planner once, with the errors.
 3. The user confirms the proposal through the normal path (HTTP or CLI); the agent has
@@ -31,10 +33,10 @@ from gateway.agent.authors import Authors
 from gateway.agent.config import AgentConfig
 from gateway.agent.context import planner_messages, planner_turns, status_line
 from gateway.agent.conversations import Conversations
-from gateway.agent.planner import Planner, reply_message
+from gateway.agent.planner import Planner, UnusableReplies, reply_message
 from gateway.agent.prompts import planner_prompt
 from gateway.agent.provider import Meter, Provider
-from gateway.agent.repair import attempt, check_errors, repair_request
+from gateway.agent.repair import attempt, check_errors, repair_request, unusable_attempts
 from gateway.agent.structured import ModelAnswer, PlannerReply
 from gateway.agent.turn_json import conversation_json, effective_outcome, turn_answer, turn_json
 from gateway.agent.verifier import verify, verify_planner_answer
@@ -181,10 +183,16 @@ class Agent:
         )
         system = planner_prompt(principal, self.gateway.directory(principal))
         messages = planner_messages(system, history, request)
-        planner = Planner(self.gateway, provider, self.config.max_tool_rounds)
+        planner = Planner(
+            self.gateway, provider, self.config.max_tool_rounds, self.config.max_tokens
+        )
         attempts: list[dict[str, Any]] = []
         while True:
-            reply = planner.plan(principal, messages, meter)
+            try:
+                reply = planner.plan(principal, messages, meter)
+            except UnusableReplies as unusable:
+                attempts.extend(unusable_attempts(unusable.errors))
+                return _Turn(record=lambda c: c.refuse(request, attempts), attempts=attempts)
             if reply.kind != "program":
                 return _Turn(record=_words(request, reply, attempts), reply=reply)
             assert reply.language is not None and reply.source is not None

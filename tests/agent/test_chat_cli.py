@@ -121,6 +121,28 @@ def test_a_chat_without_a_model_says_what_to_set(sluice: Sluice) -> None:
     assert "SLUICE_LLM_MODEL" in shown
 
 
+def test_replies_that_cannot_be_used_are_a_refusal_shown_and_the_conversation_goes_on(
+    sluice: Sluice, fake_llm: FakeLLM
+) -> None:
+    fake_llm.push(
+        llm.content("Sure! I will pay bob."),
+        llm.content({"kind": "question", "text": "Shall I?", "source": "pay()"}),
+        llm.answer("Say how much, and I will write the program."),
+    )
+    agent = Agent(sluice.gateway, config_for(fake_llm))
+
+    status, shown = run_chat(sluice, agent, "Pay bob", "Why?", "quit")
+
+    flat = " ".join(shown.split())
+    assert status == 0
+    assert "The agent gave no usable reply; nothing ran:" in flat
+    assert "the reply is of kind question but also holds a program (source)" in flat
+    assert "nothing was changed: ask again, perhaps in other words" in flat
+    assert "agent> Say how much, and I will write the program." in flat
+    # The second message continued the conversation the refused turn is part of.
+    assert fake_llm.requests[-1]["messages"][1]["content"] == "Pay bob"
+
+
 def test_a_provider_failure_is_shown_and_the_chat_goes_on(
     sluice: Sluice, fake_llm: FakeLLM
 ) -> None:

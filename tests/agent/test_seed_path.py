@@ -51,18 +51,7 @@ def test_a_request_goes_from_directory_to_sheets_to_a_confirmed_commit_and_an_an
     assert turn["usage"]["model_calls"] == 2
     assert balances(gateway.ledger)["alice"] == Decimal("100.00")  # nothing before confirm
 
-    first, second = fake_llm.requests
-    assert fake_llm.paths == ["/v1/chat/completions"] * 2
-    assert fake_llm.keys == ["Bearer sk-test"] * 2
-    assert first["model"] == "fake-model"
-    assert gateway.directory(teller).rstrip() in first["messages"][0]["content"]
-    assert [t["function"]["name"] for t in first["tools"]] == ["find_actions"]
-    schema = first["response_format"]
-    assert schema["type"] == "json_schema"
-    assert schema["json_schema"]["strict"] is True
-    sheets = json.loads(second["messages"][-1]["content"])
-    assert [s["name"] for s in sheets] == ["transfer", "get_balance"]
-    assert second["messages"][-1]["role"] == "tool"
+    _directory_then_sheets(fake_llm, gateway.directory(teller))
 
     # The user confirms through the gateway's own path; the agent cannot confirm.
     outcome = gateway.confirm(teller, proposal["id"], proposal["preview_hash"])
@@ -104,6 +93,24 @@ def test_a_request_goes_from_directory_to_sheets_to_a_confirmed_commit_and_an_an
         "bob": Decimal("10.00"),
         "carla": Decimal("0.00"),
     }
+
+
+def _directory_then_sheets(fake_llm: FakeLLM, directory: str) -> None:
+    """The planner read the directory, then asked for two sheets in a structured reply."""
+    first, second = fake_llm.requests
+    assert fake_llm.paths == ["/v1/chat/completions"] * 2
+    assert fake_llm.keys == ["Bearer sk-test"] * 2
+    assert first["model"] == "fake-model"
+    assert directory.rstrip() in first["messages"][0]["content"]
+    assert "tools" not in first  # sheets are asked for in the reply: see test_sheets_step
+    schema = first["response_format"]
+    assert schema["type"] == "json_schema"
+    assert schema["json_schema"]["strict"] is True
+    assert first["max_tokens"] == 1024
+    header, sheets = second["messages"][-1]["content"].split("\n")
+    assert header == "[Sluice] The sheets of transfer, get_balance:"
+    assert [s["name"] for s in json.loads(sheets)] == ["transfer", "get_balance"]
+    assert second["messages"][-1]["role"] == "user"
 
 
 def test_the_loop_to_dan_fails_at_once_is_answered_at_once_and_changes_nothing(

@@ -77,6 +77,16 @@ def log_level() -> int:
         _usage_error(str(error))
 
 
+def _check_agent_settings() -> None:
+    """A bad SLUICE_LLM_* value is a usage error naming it, before anything is opened; no
+    model at all is not: everything but the agent works without one."""
+    from gateway.agent.config import AgentConfig
+
+    invalid = AgentConfig.from_env().invalid()
+    if invalid is not None:
+        _usage_error(invalid)
+
+
 def _usage_error(message: str) -> NoReturn:
     _error(message)
     raise typer.Exit(USAGE_ERROR)
@@ -304,6 +314,7 @@ def serve(
     from gateway.interfaces.mcp.state_keys import StateKeysConfigError
 
     level = log_level()
+    _check_agent_settings()
     logs.install(level)  # from the start: opening the store may log already
     with _open() as sluice:
         sluice.projected_elsewhere = not projector
@@ -376,6 +387,7 @@ def chat(key: KeyOption = None, as_: AsOption = None) -> None:
     """Talk to the agent: it writes programs; you read each preview and confirm."""
     from gateway.interfaces.cli.chat import interactive_chat
 
+    _check_agent_settings()
     with _open() as sluice:
         status = interactive_chat(sluice, _principal(sluice, key, as_), console=Console())
     raise typer.Exit(status)

@@ -96,7 +96,9 @@ def _show_turn(
         _say(console, turn["text"])
         return
     if kind == "refused":
-        console.print("[bold red]The agent's programs failed their checks; nothing ran:[/]")
+        unusable = any(a.get("stage") == "reply" for a in turn["attempts"][-1:])
+        said = " gave no usable reply" if unusable else "'s programs failed their checks"
+        console.print(f"[bold red]The agent{said}; nothing ran:[/]")
         for error in turn["errors"]:
             console.print(Text("  ").append(shown(error)), highlight=False)
         return
