@@ -69,7 +69,7 @@ def sizes(sluice: Sluice) -> list[tuple[str, int]]:
         ("one sheet: transfer", compact(_json(catalog.sheets(["transfer"])))),
         ("planner system prompt, alice (with directory)", len(_prompt(sluice, alice).encode())),
         ("planner output schema", compact(PLANNER_OUTPUT.response_format())),
-        ("find_actions tool definition", compact(FIND_ACTIONS)),
+        ("find_actions (a sheets reply, as the prompt shows it)", compact(FIND_ACTIONS)),
     ]
 
 
