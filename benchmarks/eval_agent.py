@@ -70,6 +70,10 @@ class Result:
     seconds: float
     messages: int
     detail: str = ""
+    # Each turn's outcome, and the source of every program the agent proposed (a refused
+    # attempt's too), to see why a scenario failed.
+    turns: list[str] = field(default_factory=list)
+    programs: list[str] = field(default_factory=list)
     passed: bool = field(init=False)
 
     def __post_init__(self) -> None:
@@ -120,6 +124,8 @@ def _run(scenario: Scenario, base: str, proxy: MeteredProxy) -> Result:
         proxy.take()
         start = time.monotonic()
         outcome, reply, detail = ERROR, "", ""
+        turns: list[str] = []
+        programs: list[str] = []
         conversation: str | None = None
         for text in scenario.says:
             body = {"text": text, "conversation_id": conversation}
@@ -129,7 +135,10 @@ def _run(scenario: Scenario, base: str, proxy: MeteredProxy) -> Result:
                 break
             turn = answered.json()
             conversation = turn["conversation_id"]
+            programs += [str(a.get("source")) for a in turn.get("attempts") or []]
+            programs += [str(turn["program"]["source"])] if turn.get("program") else []
             outcome, reply, detail = _settle(http, scenario.who, conversation, turn)
+            turns.append(outcome)
         seconds = time.monotonic() - start
         calls = proxy.take()
         after = _ledger(http)
@@ -154,6 +163,8 @@ def _run(scenario: Scenario, base: str, proxy: MeteredProxy) -> Result:
         seconds=round(seconds, 1),
         messages=len(scenario.says),
         detail=detail,
+        turns=turns,
+        programs=programs,
     )
 
 

@@ -65,6 +65,7 @@ def test_a_program_that_pays_the_wrong_amount_fails_the_exactness_check() -> Non
 
     assert result.outcome == "committed"
     assert result.effects == ["transfer alice->bob 16.00"]
+    assert result.programs == ['transfer(payer="alice", payee="bob", amount=16)']
     assert not result.exact
     assert not result.passed
 
