@@ -69,6 +69,7 @@ class Result:
     completion_tokens: int
     seconds: float
     messages: int
+    cut_at_cap: int  # model calls whose reply stopped at the token cap (finish_reason length)
     detail: str = ""
     # Each turn's outcome, and the source of every program the agent proposed (a refused
     # attempt's too), to see why a scenario failed.
@@ -162,6 +163,7 @@ def _run(scenario: Scenario, base: str, proxy: MeteredProxy) -> Result:
         completion_tokens=sum(c.completion_tokens for c in calls),
         seconds=round(seconds, 1),
         messages=len(scenario.says),
+        cut_at_cap=sum(1 for c in calls if c.finish == "length"),
         detail=detail,
         turns=turns,
         programs=programs,
@@ -322,6 +324,7 @@ def summary(results: list[Result]) -> dict[str, Any]:
         "mean_model_calls_per_request": round(sum(r.calls for r in results) / messages, 2),
         "prompt_tokens": sum(r.prompt_tokens for r in results),
         "completion_tokens": sum(r.completion_tokens for r in results),
+        "calls_cut_at_token_cap": sum(r.cut_at_cap for r in results),
         "seconds": round(sum(r.seconds for r in results), 1),
     }
 
@@ -331,7 +334,8 @@ def summary_line(s: Mapping[str, Any]) -> str:
     return (
         f"passed {s['passed']}/{s['total']}; mean model calls per request "
         f"{s['mean_model_calls_per_request']}; tokens {tokens} (prompt {s['prompt_tokens']}, "
-        f"completion {s['completion_tokens']}); time {s['seconds']:.0f} s"
+        f"completion {s['completion_tokens']}); {s['calls_cut_at_token_cap']} calls cut at the "
+        f"token cap; time {s['seconds']:.0f} s"
     )
 
 

@@ -30,6 +30,7 @@ class ModelCall:
     prompt_tokens: int
     completion_tokens: int
     seconds: float
+    finish: str  # the first choice's finish_reason: "length" is a reply cut at the token cap
 
 
 class MeteredProxy:
@@ -102,13 +103,17 @@ class MeteredProxy:
             pass  # the agent gave up waiting (its own timeout): the call is noted all the same
 
     def _note(self, raw: bytes, status: int, body: bytes, seconds: float) -> None:
-        usage = _json(body).get("usage") or {}
+        answer = _json(body)
+        usage = answer.get("usage") or {}
+        choices = answer.get("choices") or [{}]
+        first = choices[0] if isinstance(choices[0], dict) else {}
         call = ModelCall(
             role=_role(_json(raw)),
             status=status,
             prompt_tokens=int(usage.get("prompt_tokens") or 0),
             completion_tokens=int(usage.get("completion_tokens") or 0),
             seconds=seconds,
+            finish=str(first.get("finish_reason") or ""),
         )
         with self._lock:
             self.calls.append(call)

@@ -56,6 +56,7 @@ def test_a_right_program_passes_and_the_calls_are_counted_by_the_proxy() -> None
     assert result.passed, result
     assert (result.planner_calls, result.answerer_calls) == (1, 1)
     assert result.prompt_tokens > 0 and result.completion_tokens > 0
+    assert result.cut_at_cap == 0
 
 
 def test_a_program_that_pays_the_wrong_amount_fails_the_exactness_check() -> None:
