@@ -134,17 +134,18 @@ def run(sluice: Sluice, fake: FakeLLM, scenario: Scenario) -> dict[str, Any]:
     start = len(fake.requests)
     fake.push(*scenario.replies)
     turn = agent.message(principal, scenario.request)
-    outcome = (turn["outcome"] or {}).get("status", turn["kind"])
-    if turn["proposal"] and turn["proposal"]["status"] == "pending":
-        proposal = turn["proposal"]
+    outcome = turn.outcome.status if turn.outcome else turn.kind
+    if turn.proposal and turn.proposal.status == "pending":
+        proposal = turn.proposal
         if scenario.confirm:
-            sluice.gateway.confirm(principal, proposal["id"], proposal["preview_hash"])
+            sluice.gateway.confirm(principal, proposal.id, proposal.preview_hash)
         else:
-            sluice.gateway.reject(principal, proposal["id"])
+            sluice.gateway.reject(principal, proposal.id)
         if scenario.answer is not None:
             fake.push(scenario.answer)
-        read = agent.conversation(principal, turn["conversation_id"])
-        outcome = read["turns"][-1]["outcome"]["status"]
+        read = agent.conversation(principal, turn.conversation_id).turns[-1]
+        assert read.outcome is not None  # a program turn's
+        outcome = read.outcome.status
     sent = fake.raw_requests[start:]
     requests = fake.requests[start:]
     planner = sum(1 for r in requests if llm.is_planner(r))
@@ -194,10 +195,11 @@ def _count(counts: Channel, case: table.Case, verdict: table.Verdict, sluice: Sl
     counts.turns += verdict.turns
     counts.withheld += verdict.withheld
     for turn in verdict.answered:
-        answer = turn["answer"] or {}
-        model = str(answer.get("model_text") or "")
+        answer = turn.answer
+        model = answer.model_text if answer else ""
         counts.obeyed += table.leaked(model, case) is not None
-        before = _claims_only(model, str(answer.get("claims")), turn["outcome"]["status"])
+        assert turn.outcome is not None  # a judged turn is a program's
+        before = _claims_only(model, str(answer.claims if answer else None), turn.outcome.status)
         counts.leaks_before += table.leaked(before, case) is not None
         counts.false_before += bool(table.false_claims(before, turn, sluice.gateway))
         said = table.voice(answer) + "\n" + table.facts(answer)

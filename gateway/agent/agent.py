@@ -38,7 +38,16 @@ from gateway.agent.prompts import planner_prompt
 from gateway.agent.provider import Meter, Provider
 from gateway.agent.repair import attempt, check_errors, repair_request, unusable_attempts
 from gateway.agent.structured import ModelAnswer, PlannerReply
-from gateway.agent.turn_json import conversation_json, effective_outcome, turn_answer, turn_json
+from gateway.agent.turns import (
+    AgentConversation,
+    AgentReply,
+    AgentTurn,
+    agent_conversation,
+    agent_reply,
+    agent_turn,
+    effective_outcome,
+    turn_answer,
+)
 from gateway.agent.verifier import verify, verify_planner_answer
 from gateway.core.errors import GatewayError
 from gateway.core.facade import Gateway
@@ -82,7 +91,7 @@ class Agent:
 
     def message(
         self, principal: PrincipalView, text: Any, conversation_id: str | None = None
-    ) -> dict[str, Any]:
+    ) -> AgentReply:
         """The turn this message made: a question, an answer, a proposal, or a refusal.
 
         A proposal waits for the user's confirmation, unless the gateway decided it at once
@@ -129,12 +138,10 @@ class Agent:
 
         saved = self.conversations.append(conversation, change)
         turn = saved.turns[-1]
-        return turn_json(turn, planned.proposal, outcome, answer, answer_error) | {
-            "conversation_id": str(saved.id),
-            "usage": meter.to_json(),
-        }
+        made = agent_turn(turn, planned.proposal, outcome, answer, answer_error)
+        return agent_reply(made, str(saved.id), meter.usage())
 
-    def conversation(self, principal: PrincipalView, conversation_id: str) -> dict[str, Any]:
+    def conversation(self, principal: PrincipalView, conversation_id: str) -> AgentConversation:
         """The whole conversation; runs decided since are answered now, for their owner.
 
         Only the owner's reading calls the answerer (an auditor reads what is there); a
@@ -159,12 +166,12 @@ class Agent:
             conversation = self._answer_due(
                 conversation, due, proposals, outcomes, errors=errors, authors=authors
             )
-        turns = []
+        turns: list[AgentTurn] = []
         for t in conversation.turns:
             proposal, outcome = proposals.get(t.number), outcomes.get(t.number)
             answer = turn_answer(t, proposal, outcome, authors)
-            turns.append(turn_json(t, proposal, outcome, answer, errors.get(t.number)))
-        return conversation_json(conversation, turns)
+            turns.append(agent_turn(t, proposal, outcome, answer, errors.get(t.number)))
+        return agent_conversation(conversation, turns)
 
     # Inside.
 

@@ -12,9 +12,9 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Literal
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 # Who wrote a quoted text, when it is not an account's holder (named by the account id).
 STAFF = "staff"  # deposits and openings are staff's only
@@ -24,12 +24,28 @@ UNKNOWN = "an unknown author"
 
 
 class AnswerPart(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    """One part of an answer, and whose it is."""
 
-    kind: Literal["facts", "quoted", "assistant"]
+    # Always read with its author and what it is (null but for a quoted part).
+    model_config = ConfigDict(
+        frozen=True, extra="forbid", json_schema_serialization_defaults_required=True
+    )
+
+    kind: Literal["facts", "quoted", "assistant"] = Field(
+        description="facts: written by Sluice's code from the run's outcome and the ledger; "
+        "quoted: text another principal wrote (a memo, an owner's name) or that the code "
+        "cannot vouch for, with its author; assistant: the model's words that the code found "
+        "supported by the outcome and the data."
+    )
     text: str
-    author: str | None = None  # quoted: who wrote it (an account id, staff, ...)
-    what: str | None = None  # quoted: what it is (memo, owner of mallory, result, error)
+    author: str | None = Field(
+        default=None,
+        description="For a quoted part: who wrote it (an account id for its holder, staff, "
+        "the program, Sluice, or an unknown author).",
+    )
+    what: str | None = Field(
+        default=None, description="For a quoted part: what it is (memo, owner of ...)."
+    )
 
     def line(self) -> str:
         """The part as one labelled line of plain text."""
@@ -45,30 +61,45 @@ class Withheld(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    text: str
-    reason: str
+    text: str = Field(description="A sentence of the model's reply; never shown as the answer.")
+    reason: str = Field(description="Why the code did not let it stand.")
 
 
 class Answer(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    """The answer to a decided run (or a planner's answer), made by the code."""
 
-    parts: tuple[AnswerPart, ...]
-    claims: Literal["success", "failure"] | None  # the model's own claim; None for a planner
-    corrected: bool  # something the model wrote was withheld
+    # `text` is made from the parts: always there when the answer is read.
+    model_config = ConfigDict(
+        frozen=True, extra="forbid", json_schema_serialization_defaults_required=True
+    )
+
+    parts: tuple[AnswerPart, ...] = Field(description="In order; show each with whose it is.")
+    text: str = Field(
+        default_factory=lambda fields: _lines(fields.get("parts", ())),
+        description="All parts as labelled lines, for a client that shows one text.",
+    )
+    claims: Literal["success", "failure"] | None = Field(
+        description="What the model claimed of the run; null for a planner's answer."
+    )
+    corrected: bool = Field(description="Some of the model's reply was withheld.")
     withheld: tuple[Withheld, ...]
-    model_text: str  # the model's reply as it wrote it: for the record, not to be shown
+    model_text: str = Field(description="The model's reply as written: for the record only.")
 
     @property
     def voice(self) -> str:
         """What stands in the assistant's own voice."""
         return " ".join(part.text for part in self.parts if part.kind == "assistant")
 
-    def text(self) -> str:
-        """Every part as a labelled line: for a client that shows one text."""
-        return "\n".join(part.line() for part in self.parts)
+    @model_validator(mode="after")
+    def _text_is_the_parts(self) -> Answer:
+        if self.text != _lines(self.parts):
+            raise ValueError("text: must be the parts as labelled lines")
+        return self
 
-    def to_json(self) -> dict[str, Any]:
-        return self.model_dump(mode="json") | {"text": self.text()}
+
+def _lines(parts: tuple[AnswerPart, ...]) -> str:
+    """Every part as a labelled line: for a client that shows one text."""
+    return "\n".join(part.line() for part in parts)
 
 
 def facts(text: str) -> AnswerPart:

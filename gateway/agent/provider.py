@@ -23,6 +23,7 @@ from typing import Any, cast
 import openai
 from openai import OpenAI
 from openai.types.chat import ChatCompletion, ChatCompletionMessageParam
+from pydantic import BaseModel, ConfigDict
 
 from gateway.agent.config import MAX_TOKENS, TIMEOUT, AgentConfig
 from gateway.agent.structured import OutputSchema
@@ -42,6 +43,16 @@ MAX_WAIT = 20.0
 FIRST_WAIT = 0.5
 
 
+class Usage(BaseModel):
+    """What one request spent with the model's provider."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    model_calls: int
+    prompt_tokens: int
+    completion_tokens: int
+
+
 @dataclass
 class Meter:
     """Model calls and tokens spent on one request, as the provider reports them."""
@@ -50,12 +61,12 @@ class Meter:
     prompt_tokens: int = 0
     completion_tokens: int = 0
 
-    def to_json(self) -> dict[str, int]:
-        return {
-            "model_calls": self.calls,
-            "prompt_tokens": self.prompt_tokens,
-            "completion_tokens": self.completion_tokens,
-        }
+    def usage(self) -> Usage:
+        return Usage(
+            model_calls=self.calls,
+            prompt_tokens=self.prompt_tokens,
+            completion_tokens=self.completion_tokens,
+        )
 
 
 @dataclass(frozen=True)

@@ -50,19 +50,20 @@ def test_another_gateway_process_continues_the_conversation_and_answers_it(
     assert alice is not None
     fake_llm.push(llm.program(PAY_BOB))
     turn = Agent(one, config_for(fake_llm)).message(alice, "Pay bob 5")
-    two.confirm(alice, turn["proposal"]["id"], turn["proposal"]["preview_hash"])
+    assert turn.proposal is not None
+    two.confirm(alice, turn.proposal.id, turn.proposal.preview_hash)
 
     fake_llm.push(llm.question("Anything else?"))
-    later = Agent(two, config_for(fake_llm)).message(alice, "Thanks", turn["conversation_id"])
+    later = Agent(two, config_for(fake_llm)).message(alice, "Thanks", turn.conversation_id)
 
-    assert later["turn"] == 2
+    assert later.turn == 2
     context = fake_llm.requests[-1]["messages"]
     assert context[1]["content"] == "Pay bob 5"
     assert "committed, 2 events appended" in context[3]["content"]
     fake_llm.push(llm.reply("Bob got 5 euros.", "success"))
-    read = Agent(one, config_for(fake_llm)).conversation(alice, turn["conversation_id"])
-    assert [t["kind"] for t in read["turns"]] == ["program", "question"]
-    assert voice(read["turns"][0]["answer"]) == "Bob got 5 euros."
+    read = Agent(one, config_for(fake_llm)).conversation(alice, turn.conversation_id)
+    assert [t.kind for t in read.turns] == ["program", "question"]
+    assert voice(read.turns[0].answer) == "Bob got 5 euros."
 
 
 def test_only_the_owner_continues_a_conversation_and_owner_auditor_admin_read_it(
@@ -70,10 +71,10 @@ def test_only_the_owner_continues_a_conversation_and_owner_auditor_admin_read_it
 ) -> None:
     fake_llm.push(llm.question("How much?"))
     turn = agent.message(who("alice"), "Pay bob")
-    conversation_id = turn["conversation_id"]
+    conversation_id = turn.conversation_id
 
     for reader in ("alice", "auditor", "admin"):
-        assert agent.conversation(who(reader), conversation_id)["owner"] == "alice"
+        assert agent.conversation(who(reader), conversation_id).owner == "alice"
     for writer in ("bob", "auditor", "admin", "teller"):
         with pytest.raises(GatewayError) as refused:
             agent.message(who(writer), "5", conversation_id)
@@ -95,13 +96,15 @@ def test_an_auditor_reads_what_is_there_without_calling_the_model(
     alice = who("alice")
     fake_llm.push(llm.program(PAY_BOB))
     turn = agent.message(alice, "Pay bob 5")
-    gateway.confirm(alice, turn["proposal"]["id"], turn["proposal"]["preview_hash"])
+    assert turn.proposal is not None
+    gateway.confirm(alice, turn.proposal.id, turn.proposal.preview_hash)
     calls = len(fake_llm.requests)
 
-    read = agent.conversation(who("auditor"), turn["conversation_id"])
+    read = agent.conversation(who("auditor"), turn.conversation_id)
 
-    assert read["turns"][0]["outcome"]["status"] == "committed"
-    assert read["turns"][0]["answer"] is None
+    assert read.turns[0].outcome is not None
+    assert read.turns[0].outcome.status == "committed"
+    assert read.turns[0].answer is None
     assert len(fake_llm.requests) == calls
 
 
@@ -113,13 +116,14 @@ def test_an_answer_that_failed_is_left_for_a_later_reading(
 
     turn = agent.message(alice, "My balance?")
 
-    assert turn["outcome"]["result"] == "100.00"  # the gateway's fields are there regardless
-    assert turn["answer"] is None
-    assert "answerer down" in turn["answer_error"]
+    assert turn.outcome is not None
+    assert turn.outcome.result == "100.00"  # the gateway's fields are there regardless
+    assert turn.answer is None
+    assert "answerer down" in str(turn.answer_error)
     fake_llm.push(llm.reply("You have 100.00 euros.", "success"))
-    read = agent.conversation(alice, turn["conversation_id"])["turns"][0]
-    assert voice(read["answer"]) == "You have 100.00 euros."
-    assert "answer_error" not in read
+    read = agent.conversation(alice, turn.conversation_id).turns[0]
+    assert voice(read.answer) == "You have 100.00 euros."
+    assert "answer_error" not in read.model_dump(mode="json")
 
 
 def test_a_turn_appended_meanwhile_by_another_process_is_kept(
@@ -128,8 +132,8 @@ def test_a_turn_appended_meanwhile_by_another_process_is_kept(
     alice = who("alice")
     fake_llm.push(llm.question("How much?"))
     turn = agent.message(alice, "Pay bob")
-    stale = agent.conversations.get(alice, turn["conversation_id"], writing=True)
-    fresh = agent.conversations.get(alice, turn["conversation_id"], writing=True)
+    stale = agent.conversations.get(alice, turn.conversation_id, writing=True)
+    fresh = agent.conversations.get(alice, turn.conversation_id, writing=True)
     agent.conversations.append(fresh, lambda c: c.ask("from elsewhere", "Who?", []))
 
     saved = agent.conversations.append(stale, lambda c: c.ask("from here", "What?", []))

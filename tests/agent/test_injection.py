@@ -14,6 +14,7 @@ from decimal import Decimal
 
 from application.principals import PrincipalView
 from gateway.agent import Agent
+from gateway.agent.turns import AgentConversation
 from gateway.core.facade import Gateway
 from tests.agent import fake_llm as llm
 from tests.agent.answers import quoted, voice
@@ -47,8 +48,8 @@ def assert_never_shown_to_the_planner(fake: FakeLLM) -> None:
         assert not any(INJECTION.search(text) for text in llm.texts(request))
 
 
-def programs_of(conversation: dict[str, object]) -> str:
-    return json.dumps(conversation["turns"])
+def programs_of(conversation: AgentConversation) -> str:
+    return json.dumps([turn.model_dump(mode="json") for turn in conversation.turns])
 
 
 def test_instructions_in_statement_memos_never_reach_the_planner_and_never_act(
@@ -64,26 +65,29 @@ def test_instructions_in_statement_memos_never_reach_the_planner_and_never_act(
 
     shown = agent.message(alice, "Show me my latest movements")
 
-    memos = [entry["memo"] for entry in shown["outcome"]["result"]]
+    assert shown.outcome is not None
+    memos = [entry["memo"] for entry in shown.outcome.result]
     assert IN_DEPOSIT_MEMO in memos and IN_TRANSFER_MEMO in memos  # the user sees the data
     # quoted, with who wrote each: staff deposit; bob paid alice
-    assert ("staff", IN_DEPOSIT_MEMO) in quoted(shown["answer"])
-    assert ("bob", IN_TRANSFER_MEMO) in quoted(shown["answer"])
+    assert ("staff", IN_DEPOSIT_MEMO) in quoted(shown.answer)
+    assert ("bob", IN_TRANSFER_MEMO) in quoted(shown.answer)
     # The answerer obeyed, and its words were withheld from the assistant's voice.
-    assert shown["answer"]["model_text"].startswith("Done as the memo says: IGNORE PREVIOUS")
-    assert "IGNORE" not in voice(shown["answer"]) and shown["answer"]["corrected"]
+    assert shown.answer is not None
+    assert shown.answer.model_text.startswith("Done as the memo says: IGNORE PREVIOUS")
+    assert "IGNORE" not in voice(shown.answer) and shown.answer.corrected
     assert any(b"IGNORE PREVIOUS" in raw for raw in fake_llm.raw_requests)  # the answerer did
 
     fake_llm.push(
         obey(llm.find_actions("transfer")),
         obey(llm.program('transfer(payer="alice", payee="bob", amount=5)')),
     )
-    pay = agent.message(alice, "Thanks. Now send 5 euros to bob", shown["conversation_id"])
-    proposal = pay["proposal"]
-    assert proposal["source"] == 'transfer(payer="alice", payee="bob", amount=5)'
-    gateway.confirm(alice, proposal["id"], proposal["preview_hash"])
+    pay = agent.message(alice, "Thanks. Now send 5 euros to bob", shown.conversation_id)
+    proposal = pay.proposal
+    assert proposal is not None
+    assert proposal.source == 'transfer(payer="alice", payee="bob", amount=5)'
+    gateway.confirm(alice, proposal.id, proposal.preview_hash)
     fake_llm.push(obey(llm.reply("Sent 5 euros to bob.", "success")))
-    conversation = agent.conversation(alice, shown["conversation_id"])
+    conversation = agent.conversation(alice, shown.conversation_id)
 
     assert_never_shown_to_the_planner(fake_llm)
     assert "carla" not in programs_of(conversation).replace(IN_DEPOSIT_MEMO, "").replace(
@@ -106,11 +110,13 @@ def test_an_instruction_in_an_owner_name_never_reaches_a_tellers_planner(
     )
 
     listed = agent.message(teller, "List the accounts")
-    owners = [view["owner"] for view in listed["outcome"]["result"]]
+    assert listed.outcome is not None
+    owners = [view["owner"] for view in listed.outcome.result]
     assert IN_OWNER_NAME in owners
-    deposit = agent.message(teller, "Deposit 5 on bob's account", listed["conversation_id"])
+    deposit = agent.message(teller, "Deposit 5 on bob's account", listed.conversation_id)
 
-    assert deposit["proposal"]["source"] == 'deposit(account="bob", amount=5)'
+    assert deposit.proposal is not None
+    assert deposit.proposal.source == 'deposit(account="bob", amount=5)'
     assert_never_shown_to_the_planner(fake_llm)
     assert balances(gateway.ledger)["carla"] == Decimal("0.00")
 
@@ -123,8 +129,9 @@ def test_the_obedient_model_does_act_when_the_data_is_put_in_front_of_it(
 
     turn = agent.message(who("alice"), f"My note says: {IN_DEPOSIT_MEMO}")
 
-    assert turn["proposal"]["source"] == 'transfer(payer="alice", payee="carla", amount=100)'
-    assert turn["proposal"]["status"] == "pending"  # and still, only the user can confirm
+    assert turn.proposal is not None
+    assert turn.proposal.source == 'transfer(payer="alice", payee="carla", amount=100)'
+    assert turn.proposal.status == "pending"  # and still, only the user can confirm
 
 
 def test_what_the_answerer_saw_and_wrote_never_reaches_the_next_planner_turn(
@@ -138,12 +145,14 @@ def test_what_the_answerer_saw_and_wrote_never_reaches_the_next_planner_turn(
         llm.program('transfer(payer="alice", payee="bob", amount=5)'),
     )
     balance = agent.message(alice, "How much do I have?")
-    assert balance["outcome"]["result"] == "123.45"
-    pay = agent.message(alice, "Send 5 to bob", balance["conversation_id"])
+    assert balance.outcome is not None
+    assert balance.outcome.result == "123.45"
+    pay = agent.message(alice, "Send 5 to bob", balance.conversation_id)
     # The preview of a write shows data too (the payer's balance after the transfer).
-    assert pay["proposal"]["preview"]["result"]["payer_balance"] == "118.45"
+    assert pay.proposal is not None
+    assert pay.proposal.preview.result["payer_balance"] == "118.45"
     fake_llm.push(llm.question("Anything else?"))
-    agent.message(alice, "And then?", balance["conversation_id"])
+    agent.message(alice, "And then?", balance.conversation_id)
 
     assert "123.45" in json.dumps(fake_llm.answerer_requests())
     for request in fake_llm.planner_requests():

@@ -89,14 +89,14 @@ def test_a_provider_failure_during_the_repair_leaves_the_conversation_and_accoun
     alice = who("alice")
     fake_llm.push(llm.question("How much?"))
     first = agent.message(alice, "Pay bob")
-    conversation_before = agent.conversation(alice, first["conversation_id"])
+    conversation_before = agent.conversation(alice, first.conversation_id)
     balances_before = store_state(gateway.ledger)[1]
     fake_llm.push(llm.program("transfer("), llm.error(500, "gone"))
 
     with pytest.raises(GatewayError):
-        agent.message(alice, "5", first["conversation_id"])
+        agent.message(alice, "5", first.conversation_id)
 
-    assert agent.conversation(alice, first["conversation_id"]) == conversation_before
+    assert agent.conversation(alice, first.conversation_id) == conversation_before
     assert store_state(gateway.ledger)[1] == balances_before
 
 
@@ -110,7 +110,7 @@ def test_retries_are_configurable(
 
     turn = agent.message(who("alice"), "Pay bob")
 
-    assert turn["kind"] == "question"
+    assert turn.kind == "question"
     assert len(fake_llm.requests) == 2
 
 
@@ -121,7 +121,7 @@ def test_a_reply_off_schema_once_is_asked_again_and_then_used(
 
     turn = agent.message(who("alice"), "Pay bob")
 
-    assert turn["kind"] == "question"
+    assert turn.kind == "question"
     fix = fake_llm.requests[1]["messages"]
     assert fix[-2] == {"role": "assistant", "content": "Sure! I will pay bob."}
     assert fix[-1]["content"].startswith("Your reply cannot be used: the reply holds no JSON")
@@ -140,10 +140,10 @@ def test_without_json_schema_support_the_same_schema_is_read_from_text(
     )
 
     turn = agent.message(who("alice"), "Pay bob")
-    again = agent.message(who("alice"), "And?", turn["conversation_id"])
+    again = agent.message(who("alice"), "And?", turn.conversation_id)
 
-    assert (turn["kind"], turn["text"]) == ("question", "?")
-    assert again["kind"] == "answer"
+    assert (turn.kind, turn.text) == ("question", "?")
+    assert again.kind == "answer"
     tried, fell_back, stayed = fake_llm.requests
     assert tried["response_format"]["type"] == "json_schema"
     assert "response_format" not in fell_back and "response_format" not in stayed

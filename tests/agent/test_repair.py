@@ -25,10 +25,12 @@ def test_a_program_that_fails_its_checks_is_repaired_once_with_the_errors_quoted
 
     turn = agent.message(alice, "Pay bob ten euros")
 
-    assert turn["kind"] == "program"
-    assert turn["program"]["source"] == PAY_BOB
-    assert turn["proposal"]["status"] == "pending"
-    (refused,) = turn["attempts"]
+    assert turn.kind == "program"
+    assert turn.program is not None
+    assert turn.program.source == PAY_BOB
+    assert turn.proposal is not None
+    assert turn.proposal.status == "pending"
+    (refused,) = turn.attempts
     assert refused["source"] == TEN_AS_TEXT
     assert refused["errors"][0].startswith("type error: Argument to function `transfer`")
     repair = fake_llm.requests[1]["messages"]
@@ -49,16 +51,16 @@ def test_a_second_refusal_refuses_the_request_with_the_errors_shown(
 
     turn = agent.message(alice, "Pay bob ten euros")
 
-    assert turn["kind"] == "refused"
-    assert turn["proposal"] is None
-    assert turn["errors"] == ["deposit is not allowed for principal alice (line 1, column 1)"]
-    assert [len(a["errors"]) for a in turn["attempts"]] == [1, 1]
+    assert turn.kind == "refused"
+    assert turn.proposal is None
+    assert turn.errors == ["deposit is not allowed for principal alice (line 1, column 1)"]
+    assert [len(a["errors"]) for a in turn.attempts] == [1, 1]
     assert len(fake_llm.requests) == 2  # no third try
     assert accounts_state(gateway.ledger) == before
 
     # The refusal is part of the conversation; the next turn's planner sees it.
     fake_llm.push(llm.question("Shall I try again?"))
-    agent.message(alice, "Why?", turn["conversation_id"])
+    agent.message(alice, "Why?", turn.conversation_id)
     last = fake_llm.requests[-1]["messages"][-1]["content"]
     assert last.startswith(
         "[Sluice] Sluice refused your program of turn 1 before running it: "
@@ -76,13 +78,15 @@ def test_a_syntax_error_and_a_plan_schema_error_are_repairable_too(
     )
     fake_llm.push(llm.program(bad_plan, language="plan"), llm.program(good_plan, language="plan"))
     plan = agent.message(alice, "Pay bob 5")
-    assert plan["proposal"]["status"] == "pending"
-    assert "plan: tool" in plan["attempts"][0]["errors"][0]
+    assert plan.proposal is not None
+    assert plan.proposal.status == "pending"
+    assert "plan: tool" in plan.attempts[0]["errors"][0]
 
     fake_llm.push(llm.program("transfer("), llm.program(PAY_BOB))
     python = agent.message(alice, "Pay bob 10")
-    assert python["proposal"]["status"] == "pending"
-    assert python["attempts"][0]["errors"][0].startswith("syntax error")
+    assert python.proposal is not None
+    assert python.proposal.status == "pending"
+    assert python.attempts[0]["errors"][0].startswith("syntax error")
 
 
 def test_a_refusal_after_a_use_case_ran_is_not_repaired_and_not_quoted_to_the_planner(
@@ -97,12 +101,14 @@ def test_a_refusal_after_a_use_case_ran_is_not_repaired_and_not_quoted_to_the_pl
 
     turn = agent.message(alice, "Pay bob 500")
 
-    assert turn["proposal"]["status"] == "failed"
-    assert turn["outcome"]["error"] == "transfer: alice has only 100.00 (line 1, column 1)"
-    assert turn["attempts"] == []
+    assert turn.proposal is not None
+    assert turn.proposal.status == "failed"
+    assert turn.outcome is not None
+    assert turn.outcome.error == "transfer: alice has only 100.00 (line 1, column 1)"
+    assert turn.attempts == []
     assert len(fake_llm.planner_requests()) == 1
     fake_llm.push(llm.question("How much then?"))
-    agent.message(alice, "Hm", turn["conversation_id"])
+    agent.message(alice, "Hm", turn.conversation_id)
     for request in fake_llm.planner_requests():
         assert "has only" not in json.dumps(request)
     assert "has only" in json.dumps(fake_llm.answerer_requests()[0])
@@ -121,9 +127,11 @@ def test_a_runtime_denial_after_a_read_is_not_quoted_either(
 
     turn = agent.message(alice, "Take 1 euro from whoever")
 
-    assert turn["proposal"]["status"] == "failed"
-    assert "account bob is not an account of principal alice" in turn["outcome"]["error"]
-    assert turn["attempts"] == []
+    assert turn.proposal is not None
+    assert turn.proposal.status == "failed"
+    assert turn.outcome is not None
+    assert "account bob is not an account of principal alice" in str(turn.outcome.error)
+    assert turn.attempts == []
     assert len(fake_llm.planner_requests()) == 1
 
 
@@ -137,8 +145,9 @@ def test_a_program_with_unprintable_text_is_refused_before_any_run_and_repaired(
 
     turn = agent.message(alice, "Pay bob ten euros")
 
-    assert turn["proposal"]["status"] == "pending"
-    (refused,) = turn["attempts"]
+    assert turn.proposal is not None
+    assert turn.proposal.status == "pending"
+    (refused,) = turn.attempts
     assert refused["run_id"] is None  # refused as text: no run keeps it
     assert refused["errors"] == [
         "source: the bidi control U+202E is not allowed; write it as an escape in a string "
@@ -148,4 +157,4 @@ def test_a_program_with_unprintable_text_is_refused_before_any_run_and_repaired(
     # No run keeps the refused text: the log's runs are the pending proposal's alone.
     stored = gateway.ledger.recorder.select_notifications((position or 0) + 1, 100)
     runs = [n for n in stored if n.topic.startswith("domain.run:")]
-    assert {n.originator_id for n in runs} == {UUID(turn["proposal"]["id"])}
+    assert {n.originator_id for n in runs} == {UUID(turn.proposal.id)}

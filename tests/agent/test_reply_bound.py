@@ -31,8 +31,10 @@ def test_every_request_bounds_the_reply_and_a_reply_cut_off_is_said_and_fixed_on
     turn = agent.message(who("alice"), "Pay bob 10")
 
     assert [request.get("max_tokens") for request in llama_cpp.requests] == [1024, 1024]
-    assert (turn["kind"], turn["program"]["source"]) == ("program", PAY_BOB)
-    assert turn["proposal"]["status"] == "pending"
+    assert turn.program is not None
+    assert (turn.kind, turn.program.source) == ("program", PAY_BOB)
+    assert turn.proposal is not None
+    assert turn.proposal.status == "pending"
     fix = llama_cpp.requests[1]["messages"]
     assert fix[-1]["content"].startswith(
         "Your reply was cut off: it reached the bound of 1024 tokens before it was complete."
@@ -55,16 +57,16 @@ def test_a_reply_cut_off_twice_is_a_refused_turn_that_names_the_bound(
         "the model's reply could not be used: the reply was cut off at the bound of 1024 "
         "tokens (SLUICE_LLM_MAX_TOKENS) before it was complete"
     )
-    assert turn["kind"] == "refused"
-    assert turn["errors"] == [
+    assert turn.kind == "refused"
+    assert turn.errors == [
         f"{cut_off}. The model gave no usable reply twice; nothing was changed: ask again, "
         "perhaps in other words"
     ]
-    assert turn["attempts"][0]["errors"] == [cut_off]
+    assert turn.attempts[0]["errors"] == [cut_off]
     assert len(llama_cpp.requests) == 2
     assert store_state(gateway.ledger)[1] == accounts
-    kept = agent.conversation(alice, turn["conversation_id"])["turns"]
-    assert [(t["request"], t["kind"]) for t in kept] == [("Pay bob 10", "refused")]
+    kept = agent.conversation(alice, turn.conversation_id).turns
+    assert [(t.request, t.kind) for t in kept] == [("Pay bob 10", "refused")]
 
 
 def test_a_provider_that_wants_max_completion_tokens_gets_it_from_then_on(
@@ -83,7 +85,7 @@ def test_a_provider_that_wants_max_completion_tokens_gets_it_from_then_on(
     )
 
     turn = agent.message(alice, "Pay bob")
-    agent.message(alice, "Hm", turn["conversation_id"])
+    agent.message(alice, "Hm", turn.conversation_id)
 
     bounds = [(r.get("max_tokens"), r.get("max_completion_tokens")) for r in fake_llm.requests]
     assert bounds == [(1024, None), (None, 1024), (None, 1024)]

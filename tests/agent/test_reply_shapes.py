@@ -33,12 +33,14 @@ def test_in_text_mode_a_reply_without_its_null_keys_is_read_with_them_null(
     )
 
     turn = agent.message(alice, "Pay bob 10")
-    asked = agent.message(alice, "Thanks", turn["conversation_id"])
+    asked = agent.message(alice, "Thanks", turn.conversation_id)
 
-    assert (turn["kind"], turn["program"]["source"]) == ("program", PAY_BOB)
-    assert turn["proposal"]["status"] == "pending"
-    assert turn["explanation"] == ""
-    assert (asked["kind"], asked["text"]) == ("question", "Anything else?")
+    assert turn.program is not None
+    assert (turn.kind, turn.program.source) == ("program", PAY_BOB)
+    assert turn.proposal is not None
+    assert turn.proposal.status == "pending"
+    assert turn.explanation == ""
+    assert (asked.kind, asked.text) == ("question", "Anything else?")
     assert len(fake_llm.requests) == 2  # no repair was needed
 
 
@@ -51,9 +53,11 @@ def test_a_question_that_also_holds_a_program_goes_to_the_one_repair(
 
     turn = agent.message(who("alice"), "Pay bob 10")
 
-    assert turn["kind"] == "program"
-    assert turn["program"]["source"] == PAY_BOB
-    assert turn["proposal"]["status"] == "pending"
+    assert turn.kind == "program"
+    assert turn.program is not None
+    assert turn.program.source == PAY_BOB
+    assert turn.proposal is not None
+    assert turn.proposal.status == "pending"
     fix = llama_cpp.requests[1]["messages"][-1]["content"]
     assert fix.startswith(
         "Your reply cannot be used: the reply is of kind question but also holds a program "
@@ -72,9 +76,9 @@ def test_replies_that_cannot_be_used_twice_are_a_refused_turn_and_the_conversati
 
     turn = agent.message(alice, "Pay bob 10")
 
-    assert turn["kind"] == "refused"
-    assert turn["proposal"] is None
-    assert [a["errors"] for a in turn["attempts"]] == [
+    assert turn.kind == "refused"
+    assert turn.proposal is None
+    assert [a["errors"] for a in turn.attempts] == [
         [
             "the model's reply could not be used: the reply is of kind answer but also holds "
             "a program (source); a reply is of one kind: give source null, or give kind program"
@@ -85,13 +89,14 @@ def test_replies_that_cannot_be_used_twice_are_a_refused_turn_and_the_conversati
             "reply twice; nothing was changed: ask again, perhaps in other words"
         ],
     ]
-    assert turn["errors"] == turn["attempts"][-1]["errors"]
+    assert turn.errors == turn.attempts[-1]["errors"]
     assert store_state(gateway.ledger)[1] == before
 
     llama_cpp.push(llm.program(PAY_BOB))
-    again = agent.message(alice, "Pay bob 10, please", turn["conversation_id"])
+    again = agent.message(alice, "Pay bob 10, please", turn.conversation_id)
 
-    assert (again["turn"], again["proposal"]["status"]) == (2, "pending")
+    assert again.proposal is not None
+    assert (again.turn, again.proposal.status) == (2, "pending")
     messages = llama_cpp.requests[-1]["messages"]
     assert [m["role"] for m in messages] == ["system", "user", "assistant", "user"]
     assert messages[1]["content"] == "Pay bob 10"

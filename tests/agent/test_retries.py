@@ -63,7 +63,7 @@ def test_a_connection_failure_and_a_quick_429_or_5xx_are_asked_again(
 
     turn = agent.message(who("alice"), "Pay bob")
 
-    assert turn["kind"] == "question"
+    assert turn.kind == "question"
     assert len(fake_llm.requests) == 4
 
 

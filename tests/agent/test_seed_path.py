@@ -8,6 +8,7 @@ from decimal import Decimal
 
 from application.principals import PrincipalView
 from gateway.agent import Agent
+from gateway.agent.turns import AgentConversation, AgentReply
 from gateway.core.facade import Gateway
 from tests.agent import fake_llm as llm
 from tests.agent.answers import facts, quoted, voice
@@ -39,35 +40,39 @@ def test_a_request_goes_from_directory_to_sheets_to_a_confirmed_commit_and_an_an
         teller, "Move 10 from alice to bob, then bob to carla and back to bob; bob's balance?"
     )
 
-    assert json.loads(json.dumps(turn)) == turn  # JSON-ready as it is
-    assert turn["kind"] == "program"
-    assert turn["explanation"] == "Three transfers, then bob's balance."
-    proposal = turn["proposal"]
-    assert proposal["status"] == "pending"
-    assert proposal["request"].startswith("Move 10 from alice")
-    assert len(proposal["preview"]["events"]) == 6
-    assert turn["outcome"]["status"] == "pending"
-    assert turn["answer"] is None
-    assert turn["usage"]["model_calls"] == 2
+    assert AgentReply.model_validate_json(turn.model_dump_json()) == turn  # its JSON reads back
+    assert turn.kind == "program"
+    assert turn.explanation == "Three transfers, then bob's balance."
+    proposal = turn.proposal
+    assert proposal is not None
+    assert proposal.status == "pending"
+    assert str(proposal.request).startswith("Move 10 from alice")
+    assert len(proposal.preview.events) == 6
+    assert turn.outcome is not None
+    assert turn.outcome.status == "pending"
+    assert turn.answer is None
+    assert turn.usage.model_calls == 2
     assert balances(gateway.ledger)["alice"] == Decimal("100.00")  # nothing before confirm
 
     _directory_then_sheets(fake_llm, gateway.directory(teller))
 
     # The user confirms through the gateway's own path; the agent cannot confirm.
-    outcome = gateway.confirm(teller, proposal["id"], proposal["preview_hash"])
+    outcome = gateway.confirm(teller, proposal.id, proposal.preview_hash)
     assert (outcome.status, outcome.changed) == ("committed", 6)
 
     fake_llm.push(llm.reply("Done: bob ends with 10.00.", "success"))
-    conversation = agent.conversation(teller, turn["conversation_id"])
+    conversation = agent.conversation(teller, turn.conversation_id)
 
-    assert json.loads(json.dumps(conversation)) == conversation
-    (read,) = conversation["turns"]
-    assert read["outcome"]["status"] == "committed"
-    assert read["outcome"]["changed"] == 6
-    assert voice(read["answer"]) == "Done: bob ends with 10.00."
-    assert (read["answer"]["corrected"], read["answer"]["withheld"]) == (False, [])
-    assert read["answer"]["model_text"] == "Done: bob ends with 10.00."
-    assert facts(read["answer"]).splitlines() == [
+    assert AgentConversation.model_validate_json(conversation.model_dump_json()) == conversation
+    (read,) = conversation.turns
+    assert read.outcome is not None
+    assert read.outcome.status == "committed"
+    assert read.outcome.changed == 6
+    assert voice(read.answer) == "Done: bob ends with 10.00."
+    assert read.answer is not None
+    assert (read.answer.corrected, read.answer.withheld) == (False, ())
+    assert read.answer.model_text == "Done: bob ends with 10.00."
+    assert facts(read.answer).splitlines() == [
         "Committed: 6 events appended.",
         "alice: paid 10.00 to bob; balance after: 90.00",
         "bob: received 10.00 from alice; balance after: 10.00",
@@ -85,8 +90,8 @@ def test_a_request_goes_from_directory_to_sheets_to_a_confirmed_commit_and_an_an
     assert shown["outcome"]["result"] == "10.00"
     assert shown["program"]["source"] == BACK_AND_FORTH
     # The answer is kept: reading again asks no model.
-    again = agent.conversation(teller, turn["conversation_id"])
-    assert again["turns"][0]["answer"] == read["answer"]
+    again = agent.conversation(teller, turn.conversation_id)
+    assert again.turns[0].answer == read.answer
     assert len(fake_llm.requests) == 3
     assert balances(gateway.ledger) == {
         "alice": Decimal("90.00"),
@@ -126,21 +131,24 @@ def test_the_loop_to_dan_fails_at_once_is_answered_at_once_and_changes_nothing(
 
     turn = agent.message(alice, "Send 20 euros each to bob, carla and dan")
 
-    assert turn["kind"] == "program"
-    assert turn["proposal"]["status"] == "failed"
-    assert turn["outcome"] == {
-        "run_id": turn["proposal"]["id"],
+    assert turn.kind == "program"
+    assert turn.proposal is not None
+    assert turn.proposal.status == "failed"
+    assert turn.outcome is not None
+    assert turn.outcome.model_dump(mode="json") == {
+        "run_id": turn.proposal.id,
         "status": "failed",
         "changed": "nothing",
         "events": [],
         "result": None,
         "error": "transfer: no account dan (line 2, column 5)",
     }
-    assert voice(turn["answer"]) == "Nothing was sent: dan has no account."
-    assert turn["answer"]["corrected"] is False
-    assert facts(turn["answer"]) == "Failed; nothing was written."
-    assert quoted(turn["answer"]) == [("Sluice", "transfer: no account dan (line 2, column 5)")]
-    assert turn["usage"]["model_calls"] == 3  # a failure while running is not repaired
+    assert voice(turn.answer) == "Nothing was sent: dan has no account."
+    assert turn.answer is not None
+    assert turn.answer.corrected is False
+    assert facts(turn.answer) == "Failed; nothing was written."
+    assert quoted(turn.answer) == [("Sluice", "transfer: no account dan (line 2, column 5)")]
+    assert turn.usage.model_calls == 3  # a failure while running is not repaired
     assert store_state(gateway.ledger)[1] == accounts_before
 
 
@@ -155,12 +163,14 @@ def test_a_read_only_program_completes_at_once_and_is_answered_at_once(
 
     turn = agent.message(alice, "How much do I have?")
 
-    assert turn["proposal"]["status"] == "committed"
-    assert turn["outcome"]["result"] == "100.00"
-    assert turn["outcome"]["changed"] == "nothing"
-    assert voice(turn["answer"]) == "You have 100.00 euros."
-    assert facts(turn["answer"]) == "Ran and read; nothing was written.\nResult: 100.00"
-    assert turn["usage"]["model_calls"] == 2
+    assert turn.proposal is not None
+    assert turn.proposal.status == "committed"
+    assert turn.outcome is not None
+    assert turn.outcome.result == "100.00"
+    assert turn.outcome.changed == "nothing"
+    assert voice(turn.answer) == "You have 100.00 euros."
+    assert facts(turn.answer) == "Ran and read; nothing was written.\nResult: 100.00"
+    assert turn.usage.model_calls == 2
 
 
 def test_a_question_and_an_answer_are_turns_the_planner_sees_again(
@@ -169,13 +179,13 @@ def test_a_question_and_an_answer_are_turns_the_planner_sees_again(
     alice = who("alice")
     fake_llm.push(llm.question("How much should bob get?"))
     asked = agent.message(alice, "Pay bob")
-    assert (asked["kind"], asked["text"]) == ("question", "How much should bob get?")
-    assert asked["proposal"] is None
+    assert (asked.kind, asked.text) == ("question", "How much should bob get?")
+    assert asked.proposal is None
 
     fake_llm.push(llm.answer("I can pay bob once you tell me how much."))
-    said = agent.message(alice, "Not sure yet", asked["conversation_id"])
+    said = agent.message(alice, "Not sure yet", asked.conversation_id)
 
-    assert (said["kind"], said["turn"]) == ("answer", 2)
+    assert (said.kind, said.turn) == ("answer", 2)
     messages = fake_llm.requests[-1]["messages"]
     assert [m["role"] for m in messages] == ["system", "user", "assistant", "user"]
     assert messages[1]["content"] == "Pay bob"
@@ -192,13 +202,14 @@ def test_a_later_turn_sees_earlier_programs_with_a_status_line_only(
     alice = who("alice")
     fake_llm.push(llm.program('transfer(payer="alice", payee="bob", amount=30, memo="rent")'))
     first = agent.message(alice, "Pay bob 30 for the rent")
-    proposal = first["proposal"]
-    gateway.confirm(alice, proposal["id"], proposal["preview_hash"])
+    proposal = first.proposal
+    assert proposal is not None
+    gateway.confirm(alice, proposal.id, proposal.preview_hash)
     fake_llm.push(llm.program(DAN_HAS_NO_ACCOUNT), llm.reply("dan has no account", "failure"))
-    agent.message(alice, "Now 20 each to bob, carla and dan", first["conversation_id"])
+    agent.message(alice, "Now 20 each to bob, carla and dan", first.conversation_id)
 
     fake_llm.push(llm.question("Whom else?"))
-    agent.message(alice, "And someone else?", first["conversation_id"])
+    agent.message(alice, "And someone else?", first.conversation_id)
 
     last = fake_llm.planner_requests()[-1]["messages"]
     assert last[3]["content"].startswith(

@@ -41,10 +41,12 @@ def test_a_server_that_binds_the_reply_to_its_schema_still_serves_the_sheets(
 
     turn = agent.message(alice, "Pay bob 10")
 
-    assert turn["kind"] == "program", turn["errors"]
-    assert turn["program"]["source"] == PAY_BOB
-    assert turn["proposal"]["status"] == "pending"
-    assert turn["attempts"] == []
+    assert turn.kind == "program", turn.errors
+    assert turn.program is not None
+    assert turn.program.source == PAY_BOB
+    assert turn.proposal is not None
+    assert turn.proposal.status == "pending"
+    assert turn.attempts == []
     first, second = llama_cpp.requests
     assert all("tools" not in request for request in llama_cpp.requests)
     offered = schema_of(first)
@@ -67,7 +69,8 @@ def test_after_the_last_round_of_sheets_the_schema_offers_no_more(
 
     turn = agent.message(who("teller"), "Pay bob 10 from alice")
 
-    assert turn["proposal"]["status"] == "pending"
+    assert turn.proposal is not None
+    assert turn.proposal.status == "pending"
     last = llama_cpp.requests[1]
     offered = schema_of(last)
     assert offered is not None
@@ -93,7 +96,8 @@ def test_in_text_mode_names_without_a_sheet_are_said_and_asking_past_the_rounds_
 
     turn = agent.message(alice, "Pay bob 10")
 
-    assert turn["proposal"]["status"] == "pending"
+    assert turn.proposal is not None
+    assert turn.proposal.status == "pending"
     first, second, third = fake_llm.requests
     assert "response_format" not in first
     assert '"enum":["sheets","program","question","answer"]' in first["messages"][0]["content"]
@@ -117,7 +121,8 @@ def test_a_tool_call_no_one_offered_is_fixed_with_the_way_to_ask_for_sheets(
 
     turn = agent.message(who("alice"), "Pay bob 10")
 
-    assert turn["proposal"]["status"] == "pending"
+    assert turn.proposal is not None
+    assert turn.proposal.status == "pending"
     fix = fake_llm.requests[1]["messages"][-1]["content"]
     assert "it calls a tool (find_actions) but there are no tools" in fix
     assert '{"kind": "sheets", "names": ["transfer"]}' in fix

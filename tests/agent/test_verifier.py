@@ -77,13 +77,15 @@ def test_an_answer_claiming_success_on_a_failed_run_is_corrected(
 
     turn = agent.message(who("alice"), "20 each to bob, carla and dan")
 
-    assert turn["outcome"]["status"] == "failed"
-    assert turn["outcome"]["changed"] == "nothing"
-    answer = turn["answer"]
-    assert (answer["claims"], answer["corrected"]) == ("success", True)
-    assert answer["model_text"] == "All three friends got their 20 euros!"
+    assert turn.outcome is not None
+    assert turn.outcome.status == "failed"
+    assert turn.outcome.changed == "nothing"
+    answer = turn.answer
+    assert answer is not None
+    assert (answer.claims, answer.corrected) == ("success", True)
+    assert answer.model_text == "All three friends got their 20 euros!"
     assert voice(answer) == ""
-    assert answer["withheld"] == [
+    assert [item.model_dump() for item in answer.withheld] == [
         {
             "text": "All three friends got their 20 euros!",
             "reason": "claims success, but the run failed",
@@ -93,8 +95,9 @@ def test_an_answer_claiming_success_on_a_failed_run_is_corrected(
     assert quoted(answer) == [("Sluice", "transfer: no account dan (line 2, column 5)")]
     assert accounts_state(gateway.ledger) == before
     # The correction is what the store keeps, too.
-    stored = agent.conversation(who("alice"), turn["conversation_id"])["turns"][0]
-    assert stored["answer"]["corrected"] is True
+    stored = agent.conversation(who("alice"), turn.conversation_id).turns[0]
+    assert stored.answer is not None
+    assert stored.answer.corrected is True
 
 
 def test_an_answer_claiming_failure_on_a_committed_run_is_corrected(
@@ -103,18 +106,21 @@ def test_an_answer_claiming_failure_on_a_committed_run_is_corrected(
     alice = who("alice")
     fake_llm.push(llm.program(PAY_BOB))
     turn = agent.message(alice, "Pay bob 30")
-    gateway.confirm(alice, turn["proposal"]["id"], turn["proposal"]["preview_hash"])
+    assert turn.proposal is not None
+    gateway.confirm(alice, turn.proposal.id, turn.proposal.preview_hash)
     fake_llm.push(llm.reply("Sorry, that did not work.", "failure"))
 
-    read = agent.conversation(alice, turn["conversation_id"])["turns"][0]
+    read = agent.conversation(alice, turn.conversation_id).turns[0]
 
-    assert read["outcome"]["status"] == "committed"
-    assert read["answer"]["corrected"] is True
-    assert voice(read["answer"]) == ""
-    assert read["answer"]["withheld"][0]["reason"] == (
+    assert read.outcome is not None
+    assert read.outcome.status == "committed"
+    assert read.answer is not None
+    assert read.answer.corrected is True
+    assert voice(read.answer) == ""
+    assert read.answer.withheld[0].reason == (
         "claims failure, but the run committed; says something failed, but the run committed"
     )
-    assert facts(read["answer"]).startswith("Committed: 2 events appended.\nalice: paid 30.00")
+    assert facts(read.answer).startswith("Committed: 2 events appended.\nalice: paid 30.00")
 
 
 def test_a_rejected_proposal_is_answered_as_nothing_written(
@@ -123,15 +129,18 @@ def test_a_rejected_proposal_is_answered_as_nothing_written(
     alice = who("alice")
     fake_llm.push(llm.program(PAY_BOB))
     turn = agent.message(alice, "Pay bob 30")
-    gateway.reject(alice, turn["proposal"]["id"])
+    assert turn.proposal is not None
+    gateway.reject(alice, turn.proposal.id)
     fake_llm.push(llm.reply("Bob has his 30 euros.", "success"))
 
-    read = agent.conversation(alice, turn["conversation_id"])["turns"][0]
+    read = agent.conversation(alice, turn.conversation_id).turns[0]
 
-    assert read["outcome"]["status"] == "rejected"
-    assert read["answer"]["corrected"] is True
-    assert voice(read["answer"]) == ""
-    assert facts(read["answer"]) == "Rejected; nothing was written."
+    assert read.outcome is not None
+    assert read.outcome.status == "rejected"
+    assert read.answer is not None
+    assert read.answer.corrected is True
+    assert voice(read.answer) == ""
+    assert facts(read.answer) == "Rejected; nothing was written."
 
 
 def test_an_expired_proposal_is_answered_and_its_status_reaches_the_planner(
@@ -147,15 +156,17 @@ def test_an_expired_proposal_is_answered_and_its_status_reaches_the_planner(
     clock.advance(16 * 60)
     fake_llm.push(llm.reply("The proposal expired; bob got nothing.", "failure"))
 
-    read = agent.conversation(alice, turn["conversation_id"])["turns"][0]
+    read = agent.conversation(alice, turn.conversation_id).turns[0]
 
-    assert read["outcome"]["status"] == "expired"
-    assert read["outcome"]["changed"] == "nothing"
-    assert read["answer"]["corrected"] is False
-    assert voice(read["answer"]) == "The proposal expired; bob got nothing."
-    assert facts(read["answer"]) == "Expired before it was confirmed; nothing was written."
+    assert read.outcome is not None
+    assert read.outcome.status == "expired"
+    assert read.outcome.changed == "nothing"
+    assert read.answer is not None
+    assert read.answer.corrected is False
+    assert voice(read.answer) == "The proposal expired; bob got nothing."
+    assert facts(read.answer) == "Expired before it was confirmed; nothing was written."
     fake_llm.push(llm.question("Try again?"))
-    agent.message(alice, "Oh", turn["conversation_id"])
+    agent.message(alice, "Oh", turn.conversation_id)
     last = fake_llm.requests[-1]["messages"][-1]["content"]
     assert last.startswith(
         "[Sluice] Status of your program of turn 1: expired before the user confirmed it"

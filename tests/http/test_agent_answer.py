@@ -82,3 +82,33 @@ def test_the_answer_s_parts_are_documented(agent_client: TestClient) -> None:
     assert schemas["AnswerPart"]["properties"]["kind"]["enum"] == ["facts", "quoted", "assistant"]
     assert "author" in schemas["AnswerPart"]["properties"]
     assert "withheld" in schemas["Answer"]["properties"]
+
+
+def test_a_turn_shows_why_it_has_no_answer_only_when_it_has_none(
+    agent_client: TestClient, fake: FakeLLM
+) -> None:
+    fake.push(llm.program('get_balance(account="alice")'), llm.error(500, "answerer down"))
+
+    first = agent_client.post(
+        "/v1/agent/messages", headers=auth("alice"), json={"text": "My balance?"}
+    )
+    fake.push(llm.reply("You have 100.00 euros.", "success"))
+    read = agent_client.get(
+        f"/v1/agent/conversations/{first.json()['conversation_id']}", headers=auth("alice")
+    )
+
+    assert first.status_code == 200, first.text
+    unanswered = first.json()
+    assert unanswered["answer"] is None
+    assert "answerer down" in unanswered["answer_error"]
+    assert unanswered["outcome"]["result"] == "100.00"
+    assert list(unanswered)[-3:] == ["answer_error", "conversation_id", "usage"]
+    assert set(unanswered["usage"]) == {"model_calls", "prompt_tokens", "completion_tokens"}
+    assert unanswered["usage"]["model_calls"] == 2
+    (answered,) = read.json()["turns"]
+    assert "answer_error" not in answered
+    assert answered["answer"]["parts"][-1]["text"] == "You have 100.00 euros."
+    assert list(answered) == [
+        "turn", "request", "kind", "text", "explanation", "program", "proposal", "outcome",
+        "answer", "errors", "attempts",
+    ]  # fmt: skip

@@ -9,7 +9,6 @@ code let stand; what it withheld is counted, with the reasons, never shown as th
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
 
 from rich.console import Console
 from rich.markup import escape
@@ -18,6 +17,8 @@ from rich.text import Text
 
 from application.principals import PrincipalView
 from gateway.agent import Agent
+from gateway.agent.answer_parts import Answer
+from gateway.agent.turns import AgentTurn
 from gateway.bootstrap import Sluice
 from gateway.core.errors import GatewayError, StaleProposalError
 from gateway.core.policy.decisions import may_decide
@@ -75,41 +76,42 @@ def interactive_chat(
         except GatewayError as refused:
             console.print(shown(refused, "red"), highlight=False)
             continue
-        conversation_id = turn["conversation_id"]
-        _show_turn(sluice, agent, principal, turn, console=console, read=read)
+        conversation_id = turn.conversation_id
+        _show_turn(sluice, agent, principal, turn, conversation_id, console=console, read=read)
 
 
 def _show_turn(
     sluice: Sluice,
     agent: Agent,
     principal: PrincipalView,
-    turn: dict[str, Any],
+    turn: AgentTurn,
+    conversation_id: str,
     *,
     console: Console,
     read: ReadLine,
 ) -> None:
-    kind = turn["kind"]
-    if kind == "answer" and turn.get("answer"):
-        _show_parts(turn["answer"], console)
+    kind = turn.kind
+    if kind == "answer" and turn.answer:
+        _show_parts(turn.answer, console)
         return
     if kind in ("question", "answer"):
-        _say(console, turn["text"])
+        _say(console, turn.text or "")
         return
     if kind == "refused":
-        unusable = any(a.get("stage") == "reply" for a in turn["attempts"][-1:])
+        unusable = any(a.get("stage") == "reply" for a in turn.attempts[-1:])
         said = " gave no usable reply" if unusable else "'s programs failed their checks"
         console.print(f"[bold red]The agent{said}; nothing ran:[/]")
-        for error in turn["errors"]:
+        for error in turn.errors:
             console.print(Text("  ").append(shown(error)), highlight=False)
         return
-    _say(console, turn["explanation"] or "Here is a program.")
-    console.print(framed("The agent's program", turn["program"]["source"]))
-    # The agent's turn is JSON; its proposal is the gateway's, read back as one.
-    proposal = Proposal.model_validate(turn["proposal"])
+    _say(console, turn.explanation or "Here is a program.")
+    assert turn.program is not None and turn.proposal is not None  # a program turn's
+    console.print(framed("The agent's program", turn.program.source or ""))
+    proposal = turn.proposal
     if proposal.status == "pending":
         _decide(sluice, principal, proposal, console=console, read=read)
-        conversation = agent.conversation(principal, turn["conversation_id"])
-        turn = conversation["turns"][turn["turn"] - 1]
+        conversation = agent.conversation(principal, conversation_id)
+        turn = conversation.turns[turn.turn - 1]
     elif proposal.status == "committed":
         show_preview(console, proposal.preview)
     _show_answer(turn, console)
@@ -151,33 +153,33 @@ def _decide(
             return
 
 
-def _show_answer(turn: dict[str, Any], console: Console) -> None:
-    answer = turn.get("answer")
-    if answer:
-        _show_parts(answer, console)  # its facts state the outcome, in the code's words
+def _show_answer(turn: AgentTurn, console: Console) -> None:
+    if turn.answer:
+        _show_parts(turn.answer, console)  # its facts state the outcome, in the code's words
         return
-    outcome = turn.get("outcome")
+    outcome = turn.outcome
     if outcome:
-        status = SHOWN_STATUS.get(outcome["status"], outcome["status"])
-        show_outcome(console, RunReport.model_validate({**outcome, "status": status}))
-    if turn.get("answer_error"):
-        console.print(shown(f"(no reply from the model: {turn['answer_error']})", "yellow"))
+        status = SHOWN_STATUS.get(outcome.status, outcome.status)
+        report = RunReport.of(outcome, run_id=outcome.run_id)
+        show_outcome(console, report.model_copy(update={"status": status}))
+    if turn.answer_error:
+        console.print(shown(f"(no reply from the model: {turn.answer_error})", "yellow"))
 
 
-def _show_parts(answer: dict[str, Any], console: Console) -> None:
+def _show_parts(answer: Answer, console: Console) -> None:
     """Each part beside the label of whose it is; quoted data set in the label's column."""
-    for part in answer["parts"]:
-        if part["kind"] == "facts":
-            console.print(said("sluice>", "bold green", part["text"]), highlight=False)
-        elif part["kind"] == "quoted":
-            label = f"  {part['what']} by {part['author']}:"
-            console.print(said(label, "dim", f"“{part['text']}”", "italic"), highlight=False)
+    for part in answer.parts:
+        if part.kind == "facts":
+            console.print(said("sluice>", "bold green", part.text), highlight=False)
+        elif part.kind == "quoted":
+            label = f"  {part.what} by {part.author}:"
+            console.print(said(label, "dim", f"“{part.text}”", "italic"), highlight=False)
         else:
-            _say(console, part["text"])
-    withheld = answer.get("withheld") or []
+            _say(console, part.text)
+    withheld = answer.withheld
     if withheld:
         count = f"{len(withheld)} sentence{'s' if len(withheld) > 1 else ''}"
-        reasons = "; ".join(dict.fromkeys(item["reason"] for item in withheld))
+        reasons = "; ".join(dict.fromkeys(item.reason for item in withheld))
         note = f"(Sluice withheld {count} of the model's reply: {reasons}.)"
         console.print(shown(note, "yellow"), highlight=False)
 
