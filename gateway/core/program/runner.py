@@ -76,13 +76,14 @@ class ProgramRunner:
         checks = guard or OpenGuard()
         preview = Preview(source=source, uow=uow or UnitOfWork(self.ledger))
         try:
-            shape = check_program(source, self.catalog.names, self.limits)
+            catalog = self.catalog
+            shape = check_program(source, catalog.names, self.limits, catalog.literal_only)
             checks.check_shape(shape)
             # The time cap is the sandbox's clock alone: waiting for a worker, or for the
             # store while a call is answered, is not the program's run. A busy sandbox
             # raises SandboxBusyError, which is no ProgramError: it is not the program's.
             calls = _Calls(self, preview, checks)
-            run = self.sandbox.run(source, self.catalog.stubs, shape.named, calls)
+            run = self.sandbox.run(source, catalog.stubs, shape.named, calls)
             # Printed text is the program's: stored and shown inert, with its lines.
             preview.output = clip(run.output, self.limits.max_output_bytes, lines=True)
             preview.result = self._result(run.result)
