@@ -96,9 +96,7 @@ def test_a_stale_preview_commits_nothing_and_comes_back_fresh(
     gateway: Gateway, who: Callable[[str], PrincipalView]
 ) -> None:
     alice = who("alice")
-    program = (
-        'left = get_balance(account="alice")\nwithdraw(account="alice", amount=left)'
-    )
+    program = 'left = get_balance(account="alice")\nwithdraw(account="alice", amount=left)'
     proposal = gateway.propose(alice, "python", program)
     gateway.call(who("teller"), "deposit", {"account": "alice", "amount": 5})
     before = accounts_state(gateway.ledger)
@@ -127,9 +125,7 @@ def test_a_stale_confirmation_carries_the_fresh_proposal_typed(
     gateway: Gateway, who: Callable[[str], PrincipalView]
 ) -> None:
     alice = who("alice")
-    program = (
-        'left = get_balance(account="alice")\nwithdraw(account="alice", amount=left)'
-    )
+    program = 'left = get_balance(account="alice")\nwithdraw(account="alice", amount=left)'
     proposal = gateway.propose(alice, "python", program)
     gateway.call(who("teller"), "deposit", {"account": "alice", "amount": 5})
 
