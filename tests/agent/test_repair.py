@@ -122,7 +122,7 @@ def test_a_runtime_denial_after_a_read_is_not_quoted_either(
     turn = agent.message(alice, "Take 1 euro from whoever")
 
     assert turn["proposal"]["status"] == "failed"
-    assert "account bob is not an account of principal alice" in turn["outcome"]["error"]
+    assert "account <value> is not an account of principal alice" in turn["outcome"]["error"]
     assert turn["attempts"] == []
     assert len(fake_llm.planner_requests()) == 1
 
