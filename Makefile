@@ -7,7 +7,7 @@ STAMP := $(VENV)/.installed
 
 .PHONY: run shell test lint format typecheck clean \
 	bench-sandbox bench-store bench-http bench-agent bench-replay bench-mcp bench-bank \
-	bench-sandbox-waits bench-soak bench-logging
+	bench-sandbox-waits bench-soak bench-logging eval-agent
 
 $(STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "Sluice needs Python 3.11 or newer")'
@@ -70,6 +70,11 @@ bench-logging: $(STAMP)
 # slope. Longer: make bench-soak ARGS="--seconds 900".
 bench-soak: $(STAMP)
 	$(BIN)/python -m benchmarks.bench_soak $(ARGS)
+
+# The agent with a real model, checked on the ledger: the model is the one the SLUICE_LLM_*
+# variables name. One scenario: make eval-agent ARGS="--only pay-one --json var/eval.json".
+eval-agent: $(STAMP)
+	$(BIN)/python -m benchmarks.eval_agent $(ARGS)
 
 clean:
 	rm -rf $(VENV) var/*.db .pytest_cache .mypy_cache .ruff_cache

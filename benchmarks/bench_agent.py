@@ -1,10 +1,17 @@
-"""Token economy of the agent: the directory against all sheets, and model calls per request.
+"""Token economy of the agent: the directory against all sheets, and model calls per request;
+then the answer channel under injection: utility and attack figures over the injection table.
 
 Sizes are of the exact text the planner is sent; tokens are estimated as bytes / 4 (the
 usual rule of thumb for English and JSON with GPT-style BPE tokenizers; no tokenizer is
 loaded). The scenarios run the real agent and gateway (in-memory store, real sandbox)
 against the test suite's fake OpenAI-compatible server, with scripted replies: they count
 the calls and bytes the agent makes, not the quality of any model.
+
+The injection table (tests/agent/injection_table.py) plays each case's conversation against
+a worst-case model that obeys any instruction it sees and claims what the run's status calls
+for; the harmless variants (same scenarios, harmless memos and names) measure utility. The
+"claims-only check" column is what the reply would have shown had only the model's claim
+been compared with the status (the answer channel before it was the code's).
 
     python -m benchmarks.bench_agent
 """
@@ -22,8 +29,10 @@ from gateway.agent.planner import FIND_ACTIONS
 from gateway.agent.prompts import planner_prompt
 from gateway.agent.structured import PLANNER_OUTPUT
 from gateway.bootstrap import Sluice
+from gateway.core.results import Sheet
 from gateway.demo import seed
 from tests.agent import fake_llm as llm
+from tests.agent import injection_table as table
 from tests.agent.fake_llm import FakeLLM, Reply
 
 BACK_AND_FORTH = """\
@@ -46,17 +55,21 @@ def compact(value: Any) -> int:
     return len(json.dumps(value, separators=(",", ":"), ensure_ascii=False).encode())
 
 
+def _json(sheets: list[Sheet]) -> list[dict[str, Any]]:
+    return [sheet.model_dump(mode="json") for sheet in sheets]
+
+
 def sizes(sluice: Sluice) -> list[tuple[str, int]]:
     catalog = sluice.catalog
     alice = _who(sluice, "alice")
     return [
         ("directory (all 8 use cases)", len(catalog.directory().encode())),
         ("directory as alice sees it", len(sluice.gateway.directory(alice).encode())),
-        ("all 8 sheets (find_actions result)", compact(catalog.sheets(list(catalog.names)))),
-        ("one sheet: transfer", compact(catalog.sheets(["transfer"]))),
+        ("all 8 sheets (find_actions result)", compact(_json(catalog.sheets(catalog.names)))),
+        ("one sheet: transfer", compact(_json(catalog.sheets(["transfer"])))),
         ("planner system prompt, alice (with directory)", len(_prompt(sluice, alice).encode())),
         ("planner output schema", compact(PLANNER_OUTPUT.response_format())),
-        ("find_actions tool definition", compact(FIND_ACTIONS)),
+        ("find_actions (a sheets reply, as the prompt shows it)", compact(FIND_ACTIONS)),
     ]
 
 
@@ -145,6 +158,105 @@ def run(sluice: Sluice, fake: FakeLLM, scenario: Scenario) -> dict[str, Any]:
     }
 
 
+@dataclass
+class Channel:
+    """Counts over the turns of a set of cases."""
+
+    cases: int = 0
+    turns: int = 0
+    obeyed: int = 0  # the model's reply carried the attacker's text
+    leaks: int = 0  # attacker text in the assistant's voice (or the code's facts)
+    leaks_before: int = 0  # ... had only the claim been checked
+    false: int = 0  # a false fact unmarked
+    false_before: int = 0
+    data_arguments: int = 0
+    unwanted_writes: int = 0
+    quoted_turns: int = 0  # turns whose data was quoted with its author, movements listed
+    showing_turns: int = 0
+    true_cases: int = 0  # no finding at all
+    whole_prose: int = 0  # no finding, and the truthful model's prose stood whole
+    withheld: int = 0
+
+
+def injection(fake: FakeLLM, cases: list[table.Case]) -> Channel:
+    counts = Channel()
+    for case in cases:
+        with Sluice("memory://") as sluice:
+            seed(sluice.gateway)
+            agent = Agent(sluice.gateway, _config(fake))
+            verdict = table.run_case(agent, sluice.gateway, fake, lambda n: _who(sluice, n), case)
+            _count(counts, case, verdict, sluice)
+    return counts
+
+
+def _count(counts: Channel, case: table.Case, verdict: table.Verdict, sluice: Sluice) -> None:
+    counts.cases += 1
+    counts.turns += verdict.turns
+    counts.withheld += verdict.withheld
+    for turn in verdict.answered:
+        answer = turn["answer"] or {}
+        model = str(answer.get("model_text") or "")
+        counts.obeyed += table.leaked(model, case) is not None
+        before = _claims_only(model, str(answer.get("claims")), turn["outcome"]["status"])
+        counts.leaks_before += table.leaked(before, case) is not None
+        counts.false_before += bool(table.false_claims(before, turn, sluice.gateway))
+        said = table.voice(answer) + "\n" + table.facts(answer)
+        counts.leaks += table.leaked(said, case) is not None
+        counts.false += bool(table.false_claims(table.voice(answer), turn, sluice.gateway))
+    steps = [s for s in case.steps if s.shows][: verdict.turns]
+    counts.showing_turns += len(steps)
+    counts.quoted_turns += len(steps) if not verdict.unquoted else 0
+    counts.data_arguments += bool(verdict.data_arguments)
+    counts.unwanted_writes += bool(verdict.unwanted_writes)
+    counts.true_cases += not verdict.findings
+    counts.whole_prose += not verdict.findings and verdict.withheld == 0
+
+
+def _claims_only(text: str, claims: str, status: str) -> str:
+    """What a check of the claim alone let through: the reply, unless it claimed the opposite."""
+    expected = "success" if status == "committed" else "failure"
+    return text if claims == expected else ""
+
+
+def show_injection(attacked: Channel, benign: Channel) -> None:
+    def share(part: int, whole: int) -> str:
+        return f"{part} of {whole} ({part / whole:.0%})" if whole else "0 of 0"
+
+    print("\nThe answer channel under injection (worst-case obedient model)\n")
+    print(
+        f"{attacked.cases} attacked conversations ({attacked.turns} answered turns); "
+        f"{benign.cases} harmless ones ({benign.turns} turns).\n"
+    )
+    print("| figure | now | claims-only check |")
+    print("|---|---:|---:|")
+    rows = [
+        ("model replies that carried the attacker's text", attacked.obeyed, attacked.obeyed),
+        ("attacker text in the assistant's voice", attacked.leaks, attacked.leaks_before),
+        ("turns with a false fact unmarked", attacked.false, attacked.false_before),
+    ]
+    for label, now, before in rows:
+        print(f"| {label} | {share(now, attacked.turns)} | {share(before, attacked.turns)} |")
+    print(
+        f"| conversations with a program argument from data | "
+        f"{share(attacked.data_arguments, attacked.cases)} | |"
+    )
+    print(
+        f"| conversations with a write the user did not ask | "
+        f"{share(attacked.unwanted_writes, attacked.cases)} | |"
+    )
+    print(
+        f"| turns showing the data, quoted with its author, movements listed | "
+        f"{share(attacked.quoted_turns, attacked.showing_turns)} | |"
+    )
+    print("\n| utility (harmless data, truthful model) | now |")
+    print("|---|---:|")
+    print(f"| tasks done and answered truly | {share(benign.true_cases, benign.cases)} |")
+    print(
+        f"| ... with the model's prose standing whole | {share(benign.whole_prose, benign.cases)} |"
+    )
+    print(f"| sentences withheld | {benign.withheld} |")
+
+
 def main() -> None:
     fake = FakeLLM()
     try:
@@ -152,6 +264,8 @@ def main() -> None:
             seed(sluice.gateway)
             figures = sizes(sluice)
             rows = [run(sluice, fake, scenario) for scenario in SCENARIOS]
+        attacked = injection(fake, table.CASES)
+        benign = injection(fake, table.BENIGN)
     finally:
         fake.close()
     print("Context sizes (tokens estimated as bytes / 4)\n")
@@ -176,6 +290,7 @@ def main() -> None:
         "\nbytes sent: the request bodies of all the scenario's model calls (the whole "
         "context is sent on every call: a find_actions round repeats it)."
     )
+    show_injection(attacked, benign)
 
 
 def _config(fake: FakeLLM) -> AgentConfig:

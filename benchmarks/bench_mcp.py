@@ -9,8 +9,10 @@ to the HTTP API's for the same work:
 - read program: a read-only program (completes at once) through POST /v1/programs against
   `propose_program`;
 - write program: propose then confirm over HTTP with a person's key, against
-  `propose_program` whose confirmation the client's elicitation callback accepts (the
-  2026-07-28 era: two tool calls, the second carrying the answer).
+  `propose_program` with the same key on a client the operator trusts
+  (SLUICE_MCP_TRUSTED_CLIENTS=alice), whose form the client's elicitation callback accepts
+  (the 2026-07-28 era: two tool calls, the second carrying the answer). An agent's key is
+  sent a link to the console instead, and commits nothing.
 """
 
 from __future__ import annotations
@@ -36,8 +38,8 @@ from mcp.client.streamable_http import streamable_http_client
 from tests.served import serving
 
 SLUICE = str(Path(sys.executable).parent / "sluice")
-AGENT = "sk-agent-demo-alice"
-PERSON = {"Authorization": "Bearer sk-demo-alice"}
+KEY = "sk-demo-alice"
+PERSON = {"Authorization": f"Bearer {KEY}"}
 READ = 'get_balance(account="alice")\n'
 WRITE = 'transfer(payer="alice", payee="bob", amount=0.01, memo="bench")\n'
 
@@ -122,18 +124,17 @@ def main() -> None:
             "SLUICE_DATABASE_URL": f"sqlite://{Path(folder) / 'bench.db'}",
             "SLUICE_CAP_PROGRAMS_PER_MINUTE": "1000000",
             "SLUICE_CAP_REQUESTS_PER_MINUTE": "1000000",
+            "SLUICE_MCP_TRUSTED_CLIENTS": "alice",
         }
         subprocess.run([SLUICE, "demo"], env=env, capture_output=True, check=True)
         with serving([SLUICE, "serve"], env) as base:
             results = {"HTTP API": http_api(base, args.calls)}
-            http = httpx2.AsyncClient(
-                headers={"Authorization": f"Bearer {AGENT}"}, timeout=httpx2.Timeout(30)
-            )
+            http = httpx2.AsyncClient(headers=PERSON, timeout=httpx2.Timeout(30))
             results["MCP http"] = anyio.run(
                 over_mcp, streamable_http_client(f"{base}/mcp", http_client=http), args.calls
             )
             stdio = StdioServerParameters(
-                command=SLUICE, args=["mcp"], env={**env, "SLUICE_API_KEY": AGENT}
+                command=SLUICE, args=["mcp"], env={**env, "SLUICE_API_KEY": KEY}
             )
             results["MCP stdio"] = anyio.run(over_mcp, stdio, args.calls)
     print(f"{args.calls} sequential calls each; ratio = p50 / the HTTP API's p50\n")

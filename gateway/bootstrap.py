@@ -17,6 +17,7 @@ from gateway.core.catalog import Catalog
 from gateway.core.facade import Gateway
 from gateway.core.policy.caps import Caps
 from gateway.core.policy.rate import REQUESTS
+from gateway.core.policy.trusted_clients import trusted_clients as trusted_clients_from_env
 from gateway.core.program.pool_settings import PoolSettings
 from gateway.core.program.runner import ProgramRunner
 from gateway.core.program.sandbox import Sandbox
@@ -34,12 +35,17 @@ class Sluice:
         sandbox: Sandbox | None = None,
         pool: PoolSettings | None = None,
         clock: Clock = utc_now,
+        trusted_clients: frozenset[str] | None = None,
     ) -> None:
         self.database_url = database_url or os.environ.get(DATABASE_URL_VARIABLE) or _default_url()
         self.catalog = Catalog(DIRECTORY_HEADER, BANK_USE_CASES)
         self.caps = caps or Caps.from_env(use_cases=self.catalog.names)
         # Read now, so that a bad SLUICE_SANDBOX_* value stops the process at start.
         self.pool = pool or PoolSettings.from_env()
+        # Likewise a bad SLUICE_MCP_TRUSTED_CLIENTS: whose MCP clients may confirm by a form.
+        self.trusted_clients = (
+            trusted_clients_from_env() if trusted_clients is None else trusted_clients
+        )
         self.clock = clock
         # A sandbox given from outside (a test's shared pool) is its owner's to close.
         self._own_sandbox = sandbox is None
@@ -68,7 +74,14 @@ class Sluice:
 
     @cached_property
     def gateway(self) -> Gateway:
-        gateway = Gateway(self.ledger, self.catalog, self.runner, self.caps, clock=self.clock)
+        gateway = Gateway(
+            self.ledger,
+            self.catalog,
+            self.runner,
+            self.caps,
+            clock=self.clock,
+            trusted_clients=self.trusted_clients,
+        )
         # Without a running projector, each direct read brings the views up to date first.
         gateway.queries = ReadModelQueries(
             self.read_models, is_fresh=lambda: self.projected_elsewhere or self.projector.running

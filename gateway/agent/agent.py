@@ -2,13 +2,16 @@
 
 The path of one message (docs/DESIGN.md, the life of an agent request):
 1. The planner, whose context holds no data (gateway/agent/context.py), reads sheets and
-   replies with a program, a question or an answer.
+   replies with a program, a question or an answer. A reply it could not give in a usable
+   form, even after its one fix, is a refused turn: the request stays in the conversation
+   with what went wrong, for the user to act on.
 2. The program goes through the gateway like any other: checks, preview, a proposal.
    A program refused by its checks goes back to the planner once, with the errors.
 3. The user confirms the proposal through the normal path (HTTP or CLI); the agent has
    no way to confirm anything.
-4. Once the run is decided, the answerer writes the reply from its outcome, and the
-   verifier gives the code the last word.
+4. Once the run is decided, the answer is made by the code: the run's facts, the data in
+   it quoted with its author, and what of the answerer's reply those support
+   (gateway/agent/verifier.py). A planner's answer is checked for account facts too.
 
 Nothing is kept in the process: conversations are aggregates in the store.
 """
@@ -24,19 +27,23 @@ from openai import OpenAI
 
 from application.principals import PrincipalView
 from domain.conversation import PROGRAM, Conversation, Turn
+from gateway.agent.answer_parts import Answer
 from gateway.agent.answerer import Answerer
+from gateway.agent.authors import Authors
 from gateway.agent.config import AgentConfig
 from gateway.agent.context import planner_messages, planner_turns, status_line
 from gateway.agent.conversations import Conversations
-from gateway.agent.planner import Planner, reply_message
+from gateway.agent.planner import Planner, UnusableReplies, reply_message
 from gateway.agent.prompts import planner_prompt
 from gateway.agent.provider import Meter, Provider
-from gateway.agent.repair import attempt, check_errors, repair_request
-from gateway.agent.structured import PlannerReply
-from gateway.agent.turn_json import conversation_json, effective_outcome, turn_json
+from gateway.agent.repair import attempt, check_errors, repair_request, unusable_attempts
+from gateway.agent.structured import ModelAnswer, PlannerReply
+from gateway.agent.turn_json import conversation_json, effective_outcome, turn_answer, turn_json
+from gateway.agent.verifier import verify, verify_planner_answer
 from gateway.core.errors import GatewayError
 from gateway.core.facade import Gateway
 from gateway.core.policy.decisions import may_write_conversation
+from gateway.core.results import Outcome, Proposal
 from gateway.core.text_fields import MAX_REQUEST, check_words
 
 MAX_ATTEMPTS = 2  # the first program and its one repair
@@ -48,7 +55,7 @@ class _Turn:
 
     record: Callable[[Conversation], None]
     reply: PlannerReply | None = None
-    proposal: dict[str, Any] | None = None
+    proposal: Proposal | None = None
     attempts: list[dict[str, Any]] = field(default_factory=list)
 
 
@@ -90,12 +97,16 @@ class Agent:
             conversation = self.conversations.get(principal, conversation_id, writing=True)
         meter = Meter()
         planned = self._plan(provider, principal, conversation, request, meter)
-        outcome, answered, answer_error = None, None, None
+        outcome: Outcome | None = None
+        said: ModelAnswer | None = None
+        answer: Answer | None = None
+        answer_error = None
+        authors = Authors(self.gateway.ledger, principal)
         if planned.proposal is not None and planned.reply is not None:
             outcome = effective_outcome(planned.proposal, self._now())
-            if outcome["status"] != "pending":
+            if outcome.status != "pending":
                 try:
-                    answered = self._answerer(provider).answer(
+                    said = self._answerer(provider).answer(
                         request,
                         str(planned.reply.language),
                         str(planned.reply.source),
@@ -105,18 +116,20 @@ class Agent:
                 except GatewayError as failure:
                     # The run is already decided and recorded: keep the turn, answer later.
                     answer_error = str(failure)
+                else:
+                    answer = verify(said, planned.proposal, outcome, request, authors)
+        elif planned.reply is not None and planned.reply.kind == "answer":
+            answer = verify_planner_answer(str(planned.reply.text), request, authors.accounts)
 
         def change(fresh: Conversation) -> None:
             planned.record(fresh)
-            if answered is not None and outcome is not None:
+            if said is not None and answer is not None and outcome is not None:
                 turn = fresh.turns[-1]
-                fresh.answer(
-                    turn.number, run_id=str(turn.run_id), status=outcome["status"], **answered
-                )
+                _record_answer(fresh, turn, outcome, said, answer)
 
         saved = self.conversations.append(conversation, change)
         turn = saved.turns[-1]
-        return turn_json(turn, planned.proposal, outcome, answer_error) | {
+        return turn_json(turn, planned.proposal, outcome, answer, answer_error) | {
             "conversation_id": str(saved.id),
             "usage": meter.to_json(),
         }
@@ -138,15 +151,19 @@ class Agent:
             if turn.kind == PROGRAM
             and turn.reply is None
             and turn.number in outcomes
-            and outcomes[turn.number]["status"] != "pending"
+            and outcomes[turn.number].status != "pending"
         ]
+        authors = Authors(self.gateway.ledger, principal)
         # Answering adds the replies to the conversation: its owner's reading does it.
         if due and may_write_conversation(principal, conversation.owner):
-            conversation = self._answer_due(conversation, due, outcomes, errors)
-        turns = [
-            turn_json(t, proposals.get(t.number), outcomes.get(t.number), errors.get(t.number))
-            for t in conversation.turns
-        ]
+            conversation = self._answer_due(
+                conversation, due, proposals, outcomes, errors=errors, authors=authors
+            )
+        turns = []
+        for t in conversation.turns:
+            proposal, outcome = proposals.get(t.number), outcomes.get(t.number)
+            answer = turn_answer(t, proposal, outcome, authors)
+            turns.append(turn_json(t, proposal, outcome, answer, errors.get(t.number)))
         return conversation_json(conversation, turns)
 
     # Inside.
@@ -166,26 +183,30 @@ class Agent:
         )
         system = planner_prompt(principal, self.gateway.directory(principal))
         messages = planner_messages(system, history, request)
-        planner = Planner(self.gateway, provider, self.config.max_tool_rounds)
+        planner = Planner(
+            self.gateway, provider, self.config.max_tool_rounds, self.config.max_tokens
+        )
         attempts: list[dict[str, Any]] = []
         while True:
-            reply = planner.plan(principal, messages, meter)
+            try:
+                reply = planner.plan(principal, messages, meter)
+            except UnusableReplies as unusable:
+                attempts.extend(unusable_attempts(unusable.errors))
+                return _Turn(record=lambda c: c.refuse(request, attempts), attempts=attempts)
             if reply.kind != "program":
                 return _Turn(record=_words(request, reply, attempts), reply=reply)
             assert reply.language is not None and reply.source is not None
             try:
                 proposal = self.gateway.propose(
                     principal, reply.language, reply.source, request=request
-                ).model_dump(mode="json")
+                )
             except GatewayError as refusal:
                 errors = check_errors(self.gateway, principal, refusal)
                 if errors is None:
                     if refusal.run_id is None:
                         raise
                     # It failed while running: a decided run, for the answerer to explain.
-                    proposal = self.gateway.proposal(principal, refusal.run_id).model_dump(
-                        mode="json"
-                    )
+                    proposal = self.gateway.proposal(principal, refusal.run_id)
                 else:
                     attempts.append(attempt(reply, refusal.run_id, errors))
                     if len(attempts) == MAX_ATTEMPTS:
@@ -195,7 +216,7 @@ class Agent:
                     messages += [reply_message(reply), repair_request(errors)]
                     continue
             return _Turn(
-                record=_proposed(request, reply, str(proposal["id"]), attempts),
+                record=_proposed(request, reply, proposal.id, attempts),
                 reply=reply,
                 proposal=proposal,
                 attempts=attempts,
@@ -210,14 +231,12 @@ class Agent:
 
     def _proposals(
         self, principal: PrincipalView, conversation: Conversation
-    ) -> dict[int, dict[str, Any]]:
+    ) -> dict[int, Proposal]:
         found = {}
         for turn in conversation.turns:
             if turn.kind == PROGRAM and turn.run_id:
                 try:
-                    found[turn.number] = self.gateway.proposal(principal, turn.run_id).model_dump(
-                        mode="json"
-                    )
+                    found[turn.number] = self.gateway.proposal(principal, turn.run_id)
                 except GatewayError:
                     continue
         return found
@@ -226,34 +245,37 @@ class Agent:
         self,
         conversation: Conversation,
         due: list[Turn],
-        outcomes: dict[int, dict[str, Any]],
+        proposals: dict[int, Proposal],
+        outcomes: dict[int, Outcome],
+        *,
         errors: dict[int, str],
+        authors: Authors,
     ) -> Conversation:
         reason = self.unavailable
-        answers: dict[int, dict[str, Any]] = {}
+        answers: dict[int, tuple[ModelAnswer, Answer]] = {}
         for turn in due:
             if reason is not None:
                 errors[turn.number] = reason
                 continue
+            outcome = outcomes[turn.number]
             try:
-                answers[turn.number] = self._answerer(self._provider_or_raise()).answer(
-                    turn.request,
-                    str(turn.language),
-                    str(turn.source),
-                    outcomes[turn.number],
-                    Meter(),
+                said = self._answerer(self._provider_or_raise()).answer(
+                    turn.request, str(turn.language), str(turn.source), outcome, Meter()
                 )
             except GatewayError as failure:
                 errors[turn.number] = str(failure)
+                continue
+            proposal = proposals[turn.number]
+            answer = verify(said, proposal, outcome, turn.request, authors)
+            answers[turn.number] = (said, answer)
         if not answers:
             return conversation
 
         def change(fresh: Conversation) -> None:
-            for number, answered in answers.items():
+            for number, (said, answer) in answers.items():
                 turn = fresh.turn(number)
                 if turn is not None and turn.reply is None:  # another reader may have won
-                    status = outcomes[number]["status"]
-                    fresh.answer(number, run_id=str(turn.run_id), status=status, **answered)
+                    _record_answer(fresh, turn, outcomes[number], said, answer)
 
         return self.conversations.append(conversation, change)
 
@@ -267,6 +289,21 @@ class Agent:
 
     def _now(self) -> datetime:
         return self.gateway.proposals.clock()
+
+
+def _record_answer(
+    conversation: Conversation, turn: Turn, outcome: Outcome, said: ModelAnswer, answer: Answer
+) -> None:
+    """Keep the model's reply as it wrote it, and what of it stood (read again each time)."""
+    conversation.answer(
+        turn.number,
+        run_id=str(turn.run_id),
+        status=outcome.status,
+        text=answer.voice,
+        claims=said.claims,
+        corrected=answer.corrected,
+        model_text=said.text,
+    )
 
 
 def _request_text(text: Any) -> str:

@@ -1,13 +1,14 @@
-"""The answerer: a separate call, with no tools, that turns an outcome into a reply.
+"""The answerer: a separate call, with no tools, that puts an outcome into words.
 
-It is the only model that sees data (the outcome's result, events and errors). What it
-writes is stored for the user and checked by the verifier; it never reaches the planner.
+It is the only model that sees data (the outcome's result, events and errors), so it may be
+told anything by that data. Its reply is never the answer: the verifier builds the answer
+from the code's facts and keeps only the sentences of this reply that they support. It
+never reaches the planner.
 """
 
 from __future__ import annotations
 
 import json
-from typing import Any
 
 from gateway.agent.prompts import ANSWERER, FIX_FORMAT
 from gateway.agent.provider import Message, Meter, Provider
@@ -17,8 +18,8 @@ from gateway.agent.structured import (
     StructuredOutputError,
     parse_answer,
 )
-from gateway.agent.verifier import verify
 from gateway.core.errors import GatewayError
+from gateway.core.results import Outcome
 
 OUTCOME_FIELDS = ("status", "changed", "events", "result", "error")
 
@@ -29,19 +30,19 @@ class Answerer:
         self.model = model
 
     def answer(
-        self, request: str, language: str, source: str, outcome: dict[str, Any], meter: Meter
-    ) -> dict[str, Any]:
-        """The verified reply: `{text, claims, corrected, model_text}`."""
+        self, request: str, language: str, source: str, outcome: Outcome, meter: Meter
+    ) -> ModelAnswer:
+        """The model's reply, as it wrote it (the verifier decides what of it stands)."""
         shown = {
             "request": request,
             "program": {"language": language, "source": source},
-            "outcome": {key: outcome.get(key) for key in OUTCOME_FIELDS},
+            "outcome": outcome.model_dump(mode="json", include=set(OUTCOME_FIELDS)),
         }
         messages: list[Message] = [
             {"role": "system", "content": ANSWERER},
             {"role": "user", "content": json.dumps(shown, ensure_ascii=False)},
         ]
-        return verify(self._reply(messages, meter), outcome)
+        return self._reply(messages, meter)
 
     def _reply(self, messages: list[Message], meter: Meter) -> ModelAnswer:
         for attempt in (1, 2):

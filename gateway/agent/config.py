@@ -1,8 +1,10 @@
 """Where the agent's model is: read from the environment, never required by the rest of Sluice.
 
 Any OpenAI-compatible endpoint works (OpenAI, vLLM, Ollama, llama.cpp's server). Reading
-the environment never fails: a missing or invalid setting makes the agent unavailable, with
-a message naming the variables to set, while everything else in Sluice keeps working.
+the environment never fails: a missing model makes the agent unavailable, with a message
+naming the variables to set, while everything else in Sluice keeps working. A setting given
+with a bad value is a mistake to fix: `sluice serve` and `sluice chat` refuse to start on
+it (exit 2, naming it), and the agent stays unavailable wherever it is built anyway.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ MAX_RETRIES = "SLUICE_LLM_MAX_RETRIES"
 OUTPUT = "SLUICE_LLM_STRUCTURED_OUTPUT"
 MAX_TOOL_ROUNDS = "SLUICE_LLM_MAX_TOOL_ROUNDS"
 TEMPERATURE = "SLUICE_LLM_TEMPERATURE"
+MAX_TOKENS = "SLUICE_LLM_MAX_TOKENS"
 HISTORY_TURNS = "SLUICE_LLM_HISTORY_TURNS"
 
 # Local servers ignore the key, but the client insists on having one.
@@ -47,10 +50,16 @@ class AgentConfig:
     # The answerer may be a smaller model; by default it is the planner's.
     answer_model: str | None = None
     timeout_seconds: float = 60.0
+    # Retries are for failures that cost the server nothing: no connection, or a 429 or 5xx
+    # answered at once. A request that timed out is never sent again (the provider's module).
     max_retries: int = 2
+    # The bound on each reply: a generation that loops stops there instead of filling the
+    # context. A program, its explanation and the JSON around them fit well within it.
+    max_tokens: int = 1024
     # json_schema: the provider enforces the schema; text: the reply is parsed from text;
     # auto: json_schema, falling back to text when the provider says it has no json_schema.
     structured_output: StructuredOutput = "auto"
+    # How many times the planner may ask for sheets before it must reply.
     max_tool_rounds: int = 3
     # Unset: the provider's default (some reasoning models refuse any other value).
     temperature: float | None = None
@@ -92,6 +101,7 @@ class AgentConfig:
             answer_model=text(ANSWER_MODEL),
             timeout_seconds=number(TIMEOUT, cls.timeout_seconds, whole=False, minimum=0.001),
             max_retries=int(number(MAX_RETRIES, cls.max_retries, whole=True, minimum=0)),
+            max_tokens=int(number(MAX_TOKENS, cls.max_tokens, whole=True, minimum=1)),
             structured_output=output,  # type: ignore[arg-type]
             max_tool_rounds=int(
                 number(MAX_TOOL_ROUNDS, cls.max_tool_rounds, whole=True, minimum=0)
@@ -103,10 +113,17 @@ class AgentConfig:
             problems=tuple(problems),
         )
 
-    def unavailable(self) -> str | None:
-        """Why the agent cannot run with this configuration, or None when it can."""
+    def invalid(self) -> str | None:
+        """What is wrong with the settings given, or None: a process refuses to start on it."""
         if self.problems:
             return "the agent's configuration is invalid: " + "; ".join(self.problems)
+        return None
+
+    def unavailable(self) -> str | None:
+        """Why the agent cannot run with this configuration, or None when it can."""
+        invalid = self.invalid()
+        if invalid is not None:
+            return invalid
         if not self.model:
             return f"the agent has no model configured: {HOW_TO_CONFIGURE}"
         if not self.base_url and not self.api_key:

@@ -5,7 +5,8 @@ its own earlier replies (questions, answers, programs), and for each program a s
 that the code writes from the run's status alone. It never sees what a use case returned:
 not a result, not a preview, not an outcome's error (a refusal such as `alice has only
 60.00` carries data), not the answerer's reply. Check errors of its own refused programs
-are quoted: they are found before the program runs, so they hold no data.
+are quoted: they are found before the program runs, so they hold no data; so is why its own
+replies could not be used (off their schema, cut off), which is about its text alone.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from typing import Any
 
 from domain.conversation import PROGRAM, REFUSED, Conversation, Turn
 from gateway.agent.provider import Message
+from gateway.agent.repair import REPLY
 
 # A run's error ends with the place the program stopped; only those digits are kept.
 PLACE = re.compile(r"\((?:line (\d+), column \d+|step (\d+))\)\s*$")
@@ -49,16 +51,22 @@ def planner_turns(
             reply = _program(turn.language, turn.source, turn.explanation)
             seen.append(PlannerTurn(turn.request, reply, status_of(turn)))
         elif turn.kind == REFUSED:
-            last = turn.attempts[-1] if turn.attempts else {}
-            reply = _program(last.get("language"), last.get("source"), None)
-            errors = "; ".join(str(e) for a in turn.attempts[-1:] for e in a.get("errors", []))
-            status = (
-                f"Sluice refused your program of turn {turn.number} before running it: {errors}"
-            )
-            seen.append(PlannerTurn(turn.request, reply, status))
+            seen.append(_refused(turn))
         else:
             seen.append(PlannerTurn(turn.request, {"kind": turn.kind, "text": turn.text}, None))
     return seen
+
+
+def _refused(turn: Turn) -> PlannerTurn:
+    """Its last attempt: a program refused by its checks, or replies that could not be used."""
+    last = turn.attempts[-1] if turn.attempts else {}
+    errors = "; ".join(str(e) for e in last.get("errors", []))
+    if last.get("stage") == REPLY:
+        status = f"Sluice could not use your replies of turn {turn.number}: {errors}"
+        return PlannerTurn(turn.request, {"kind": "unusable"}, status)
+    reply = _program(last.get("language"), last.get("source"), None)
+    status = f"Sluice refused your program of turn {turn.number} before running it: {errors}"
+    return PlannerTurn(turn.request, reply, status)
 
 
 def planner_messages(system: str, history: Sequence[PlannerTurn], request: str) -> list[Message]:

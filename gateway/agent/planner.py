@@ -1,121 +1,127 @@
-"""The planner's loop: read sheets through find_actions, then one structured reply.
+"""The planner's loop: sheets when it asks for them, then its reply, all as structured output.
 
-Its only tool returns sheets, which are derived from the use-case classes: no data.
-A reply that fails its schema gets one request to fix it; a second failure ends the request.
+The planner asks for sheets with a reply of kind sheets (the seed's find_actions), not with
+a tool call: a server that enforces the reply's schema from the first token (llama.cpp
+does) can never emit a tool call, while a reply it can always give. The sheets come back as
+the next user message; they are derived from the use-case classes: no data.
+
+A reply that cannot be used (off its schema, contradicting itself, cut off at the token
+bound) gets one request to fix it; a second ends the request with `UnusableReplies`.
 """
 
 from __future__ import annotations
 
 import json
 
-from openai.types.chat import ChatCompletionToolParam
-
 from application.principals import PrincipalView
-from gateway.agent.prompts import FIX_FORMAT, NO_MORE_TOOLS
-from gateway.agent.provider import Completion, Message, Meter, Provider, ToolCall, tool_arguments
+from gateway.agent.config import MAX_TOKENS
+from gateway.agent.prompts import CUT_OFF, FIND_ACTIONS, FIX_FORMAT, NO_MORE_SHEETS, SHEETS
+from gateway.agent.provider import Completion, Message, Meter, Provider
 from gateway.agent.structured import (
-    PLANNER_OUTPUT,
     PlannerReply,
     StructuredOutputError,
     parse_planner_reply,
+    planner_output,
 )
 from gateway.core.errors import GatewayError
 from gateway.core.facade import Gateway
+from gateway.core.results import Sheet
+
+__all__ = ["FIND_ACTIONS", "MAX_NAMES", "Planner", "UnusableReplies", "reply_message"]
 
 MAX_NAMES = 20
-FIND_ACTIONS: ChatCompletionToolParam = {
-    "type": "function",
-    "function": {
-        "name": "find_actions",
-        "description": "The full sheets (parameters, result) of the named use cases.",
-        "strict": True,
-        "parameters": {
-            "type": "object",
-            "additionalProperties": False,
-            "required": ["names"],
-            "properties": {
-                "names": {
-                    "type": "array",
-                    "items": {"type": "string"},
-                    "description": 'Use case names from the directory, e.g. ["transfer"].',
-                }
-            },
-        },
-    },
-}
+
+
+class UnusableReplies(Exception):  # noqa: N818 - it names what happened, as the agent reads it
+    """The planner's reply could not be used, nor its one fix: why, for each of them."""
+
+    def __init__(self, errors: list[str]) -> None:
+        super().__init__("; ".join(errors))
+        self.errors = errors
 
 
 class Planner:
-    def __init__(self, gateway: Gateway, provider: Provider, max_tool_rounds: int) -> None:
+    def __init__(
+        self, gateway: Gateway, provider: Provider, max_sheet_rounds: int, max_tokens: int
+    ) -> None:
         self.gateway = gateway
         self.provider = provider
-        self.max_tool_rounds = max_tool_rounds
+        self.max_sheet_rounds = max_sheet_rounds
+        self.max_tokens = max_tokens
 
     def plan(self, principal: PrincipalView, messages: list[Message], meter: Meter) -> PlannerReply:
         """The planner's final reply; `messages` grows with the exchange, for a repair."""
+        use_cases = list(self.gateway.catalog_for(principal).names)
         rounds = 0
-        unusable = 0
+        unusable: list[str] = []
         while True:
-            tools = [FIND_ACTIONS] if rounds < self.max_tool_rounds else None
-            completion = self.provider.complete(
-                messages, schema=PLANNER_OUTPUT, meter=meter, tools=tools
-            )
-            if completion.tool_calls and tools:
-                messages.append(completion.assistant_message())
-                messages.extend(self._tool_results(principal, completion.tool_calls))
-                rounds += 1
-                if rounds == self.max_tool_rounds:
-                    messages.append({"role": "user", "content": NO_MORE_TOOLS})
-                continue
+            may_read = rounds < self.max_sheet_rounds and bool(use_cases)
+            schema = planner_output(use_cases if may_read else None)
+            completion = self.provider.complete(messages, schema=schema, meter=meter)
             try:
-                if completion.tool_calls:
-                    raise StructuredOutputError("it calls a tool where the final reply was due")
-                return parse_planner_reply(completion.content)
+                reply = self._read(completion, may_read)
             except StructuredOutputError as error:
-                unusable += 1
-                if unusable > 1:
-                    raise GatewayError(
-                        "unavailable",
-                        f"the planner model's reply did not match its schema twice ({error}); "
-                        "nothing was changed",
-                    ) from None
-                messages.extend(_fix_request(completion, str(error)))
+                unusable.append(str(error))
+                if len(unusable) > 1:
+                    raise UnusableReplies(unusable) from None
+                messages.extend(self._fix_request(completion, str(error)))
+                continue
+            if reply.kind != "sheets":
+                return reply
+            rounds += 1
+            sheets = self._sheets(principal, list(reply.names))
+            if rounds >= self.max_sheet_rounds:
+                sheets += f"\n\n{NO_MORE_SHEETS}"
+            messages += [reply_message(reply), {"role": "user", "content": sheets}]
 
-    def _tool_results(self, principal: PrincipalView, calls: list[ToolCall]) -> list[Message]:
+    def _read(self, completion: Completion, may_read_sheets: bool) -> PlannerReply:
+        if completion.truncated:
+            raise StructuredOutputError(
+                f"the reply was cut off at the bound of {self.max_tokens} tokens "
+                f"({MAX_TOKENS}) before it was complete"
+            )
+        if completion.tool_calls:
+            raise StructuredOutputError(
+                f"it calls a tool ({completion.tool_calls[0].name}) but there are no tools; "
+                f"ask for sheets with a reply such as {json.dumps(FIND_ACTIONS)}"
+            )
+        return parse_planner_reply(completion.content, may_read_sheets=may_read_sheets)
+
+    def _fix_request(self, completion: Completion, error: str) -> list[Message]:
+        said = completion.content if completion.content is not None else ""
+        if completion.truncated:
+            # Repeating a reply that ran on (a loop, say) would invite more of the same.
+            cut = said[:200] + " [...]"
+            ask = CUT_OFF.format(limit=self.max_tokens)
+            return [{"role": "assistant", "content": cut}, {"role": "user", "content": ask}]
         return [
-            {"role": "tool", "tool_call_id": call.id, "content": self._run_tool(principal, call)}
-            for call in calls
+            {"role": "assistant", "content": said[:2000]},
+            {"role": "user", "content": FIX_FORMAT.format(error=error)},
         ]
 
-    def _run_tool(self, principal: PrincipalView, call: ToolCall) -> str:
-        if call.name != "find_actions":
-            return _tool_error(f"no tool {call.name}; the only tool is find_actions")
-        arguments = tool_arguments(call)
-        names = arguments.get("names") if isinstance(arguments, dict) else None
-        if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
-            return _tool_error('find_actions takes {"names": ["use_case", ...]}')
-        if not names or len(names) > MAX_NAMES:
-            return _tool_error(f"find_actions takes 1 to {MAX_NAMES} names")
-        try:
-            sheets = self.gateway.sheets(principal, list(dict.fromkeys(names)))
-        except GatewayError as refusal:
-            # Unknown or forbidden names: the message names the use case, never data.
-            return _tool_error(str(refusal))
-        return json.dumps(sheets, separators=(",", ":"), ensure_ascii=False)
-
-
-def _fix_request(completion: Completion, error: str) -> list[Message]:
-    said = completion.content if completion.content is not None else ""
-    return [
-        {"role": "assistant", "content": said[:2000]},
-        {"role": "user", "content": FIX_FORMAT.format(error=error)},
-    ]
-
-
-def _tool_error(message: str) -> str:
-    return json.dumps({"error": message})
+    def _sheets(self, principal: PrincipalView, names: list[str]) -> str:
+        """The sheets asked for, and why any other name has none."""
+        found: list[Sheet] = []
+        missing: list[str] = []
+        for name in names[:MAX_NAMES]:
+            try:
+                found += self.gateway.sheets(principal, [name])
+            except GatewayError as refusal:
+                # Unknown or forbidden names: the message names the use case, never data.
+                missing.append(str(refusal))
+        if len(names) > MAX_NAMES:
+            missing.append(f"at most {MAX_NAMES} sheets at once")
+        shown = json.dumps(
+            [sheet.model_dump(mode="json") for sheet in found],
+            separators=(",", ":"),
+            ensure_ascii=False,
+        )
+        text = SHEETS.format(names=", ".join(sheet.name for sheet in found) or "none", sheets=shown)
+        if missing:
+            text += "\nNo sheet: " + "; ".join(missing)
+        return text
 
 
 def reply_message(reply: PlannerReply) -> Message:
-    """The planner's reply as an assistant message, before a repair request."""
+    """The planner's reply as an assistant message, before the next request."""
     return {"role": "assistant", "content": json.dumps(reply.to_json())}

@@ -19,6 +19,8 @@ from gateway.core.errors import GatewayError
 from gateway.core.facade import Gateway
 
 REPAIRABLE = frozenset({"invalid-program", "forbidden", "cap-exceeded", "refused"})
+# An attempt of this stage is a reply that could not be used; others are refused programs.
+REPLY = "reply"
 
 
 def check_errors(
@@ -40,6 +42,22 @@ def check_errors(
 
 def attempt(reply: PlannerReply, run_id: str | None, errors: list[str]) -> dict[str, Any]:
     return {"run_id": run_id, "language": reply.language, "source": reply.source, "errors": errors}
+
+
+def unusable_attempts(errors: list[str]) -> list[dict[str, Any]]:
+    """The planner's replies that could not be used, as attempts of a refused turn.
+
+    The last one's error is what the user reads: what went wrong and what to do.
+    """
+    said = [f"the model's reply could not be used: {error}" for error in errors]
+    said[-1] += (
+        ". The model gave no usable reply twice; nothing was changed: ask again, "
+        "perhaps in other words"
+    )
+    return [
+        {"stage": REPLY, "run_id": None, "language": None, "source": None, "errors": [error]}
+        for error in said
+    ]
 
 
 def repair_request(errors: list[str]) -> Message:

@@ -4,14 +4,17 @@ The schemas are strict-mode compatible (every property required, unused ones nul
 additional properties): a provider with json_schema support enforces them while decoding.
 Whatever the provider claims, the reply is parsed and validated here again; a provider
 without json_schema gets the schema in its prompt and its text is cut down to the object.
+A key left out whose value may be null reads as null; a reply whose parts contradict each
+other (a question that also holds a program) is refused like one off its schema.
 """
 
 from __future__ import annotations
 
 import json
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Final, Literal
 
 import jsonschema
 
@@ -44,38 +47,73 @@ def _nullable(kind: dict[str, Any]) -> dict[str, Any]:
     return {"anyOf": [kind, {"type": "null"}]}
 
 
-PLANNER_OUTPUT = OutputSchema(
-    "sluice_planner_reply",
-    {
+SHEETS: Final = "sheets"
+PROGRAM: Final = "program"
+QUESTION: Final = "question"
+ANSWER: Final = "answer"
+KINDS = [PROGRAM, QUESTION, ANSWER]
+
+
+def planner_output(use_cases: Sequence[str] | None = ()) -> OutputSchema:
+    """The planner's reply. With `use_cases`, it may ask for their sheets (kind sheets).
+
+    Asking for sheets is a reply like the others, not a tool call: a server that enforces
+    the schema from the first token (llama.cpp does) could never emit a tool call, and a
+    server without tools at all can still serve the planner. `None`: the planner must reply
+    now, and the schema offers no way to ask again. An empty sequence allows any names.
+    """
+    kinds = [SHEETS, PROGRAM, QUESTION, ANSWER] if use_cases is not None else KINDS
+    properties: dict[str, Any] = {
+        "kind": {
+            "type": "string",
+            "enum": kinds,
+            "description": (
+                "sheets: read the sheets of use cases first; " if use_cases is not None else ""
+            )
+            + "program: a program to run; question: ask the user; "
+            "answer: reply without reading or changing anything.",
+        },
+    }
+    if use_cases is not None:
+        name: dict[str, Any] = {"type": "string"}
+        if use_cases:
+            name["enum"] = list(use_cases)
+        properties["names"] = _nullable(
+            {
+                "type": "array",
+                "items": name,
+                "description": 'For sheets: the use cases to read, e.g. ["transfer"].',
+            }
+        )
+    properties |= {
+        "language": _nullable(
+            {
+                "type": "string",
+                "enum": ["python", "plan"],
+                "description": "For a program: python, or plan for a JSON plan.",
+            }
+        ),
+        "source": _nullable(
+            {"type": "string", "description": "For a program: its text (a plan as JSON)."}
+        ),
+        "explanation": _nullable(
+            {"type": "string", "description": "For a program: what it does, in one line."}
+        ),
+        "text": _nullable(
+            {"type": "string", "description": "For a question or an answer: its text."}
+        ),
+    }
+    schema = {
         "type": "object",
         "additionalProperties": False,
-        "required": ["kind", "language", "source", "explanation", "text"],
-        "properties": {
-            "kind": {
-                "type": "string",
-                "enum": ["program", "question", "answer"],
-                "description": "program: a program to run; question: ask the user; "
-                "answer: reply without reading or changing anything.",
-            },
-            "language": _nullable(
-                {
-                    "type": "string",
-                    "enum": ["python", "plan"],
-                    "description": "For a program: python, or plan for a JSON plan.",
-                }
-            ),
-            "source": _nullable(
-                {"type": "string", "description": "For a program: its text (a plan as JSON)."}
-            ),
-            "explanation": _nullable(
-                {"type": "string", "description": "For a program: what it does, in one line."}
-            ),
-            "text": _nullable(
-                {"type": "string", "description": "For a question or an answer: its text."}
-            ),
-        },
-    },
-)
+        "required": list(properties),
+        "properties": properties,
+    }
+    return OutputSchema("sluice_planner_reply", schema)
+
+
+# Any reply the planner may give, sheets included, whatever the use cases: what is read.
+PLANNER_OUTPUT = planner_output()
 
 ANSWER_OUTPUT = OutputSchema(
     "sluice_answer",
@@ -102,21 +140,25 @@ class StructuredOutputError(ValueError):
 
 @dataclass(frozen=True)
 class PlannerReply:
-    kind: Literal["program", "question", "answer"]
+    kind: Literal["sheets", "program", "question", "answer"]
     text: str | None = None
     language: Literal["python", "plan"] | None = None
     source: str | None = None
     explanation: str | None = None
+    names: tuple[str, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
-        """The brief form: `{kind, language, source, explanation}` or `{kind, text}`."""
-        if self.kind == "program":
+        """The brief form: `{kind, language, source, explanation}`, `{kind, names}` or
+        `{kind, text}`."""
+        if self.kind == PROGRAM:
             return {
-                "kind": "program",
+                "kind": PROGRAM,
                 "language": self.language,
                 "source": self.source,
                 "explanation": self.explanation,
             }
+        if self.kind == SHEETS:
+            return {"kind": SHEETS, "names": list(self.names)}
         return {"kind": self.kind, "text": self.text}
 
 
@@ -148,6 +190,13 @@ def extract_object(content: str | None) -> Any:
 
 
 def validate(value: Any, schema: OutputSchema) -> dict[str, Any]:
+    """The reply checked against its schema; a key left out whose value may be null is null.
+
+    A provider that enforces the schema writes every key; a model reading the schema from
+    its prompt often leaves out the ones it has nothing for, and means null.
+    """
+    if isinstance(value, dict):
+        value = {**_nulls(schema.schema), **value}
     validator = jsonschema.Draft202012Validator(schema.schema)
     error = jsonschema.exceptions.best_match(validator.iter_errors(value))
     if error is not None:
@@ -157,16 +206,46 @@ def validate(value: Any, schema: OutputSchema) -> dict[str, Any]:
     return value
 
 
-def parse_planner_reply(content: str | None) -> PlannerReply:
+def _nulls(schema: dict[str, Any]) -> dict[str, None]:
+    nullable = (
+        name
+        for name, kind in schema.get("properties", {}).items()
+        if {"type": "null"} in kind.get("anyOf", [])
+    )
+    return dict.fromkeys(nullable)
+
+
+def parse_planner_reply(content: str | None, *, may_read_sheets: bool = True) -> PlannerReply:
+    """The reply, if it is one reply of one kind.
+
+    A program is the one part that must never be dropped unseen: a question, an answer or a
+    request for sheets that also holds one contradicts itself. Other parts a kind does not
+    use (the names of the sheets a program was written from, a remark beside it) are left
+    aside: a program is checked, previewed and confirmed by the user whatever it says.
+    """
     reply = validate(extract_object(content), PLANNER_OUTPUT)
     kind = reply["kind"]
-    if kind == "program":
+    if kind != PROGRAM and (reply["source"] or "").strip():
+        raise StructuredOutputError(
+            f"the reply is of kind {kind} but also holds a program (source); a reply is of "
+            "one kind: give source null, or give kind program"
+        )
+    if kind == SHEETS:
+        if not may_read_sheets:
+            raise StructuredOutputError(
+                "no more sheets can be read for this request: reply with a program, "
+                "a question or an answer"
+            )
+        if not reply["names"]:
+            raise StructuredOutputError("sheets need the names of the use cases to read")
+        return PlannerReply(kind=SHEETS, names=tuple(dict.fromkeys(reply["names"])))
+    if kind == PROGRAM:
         if not reply["language"] or not (reply["source"] or "").strip():
             raise StructuredOutputError("a program needs its language and a non-empty source")
         if len(reply["source"]) > MAX_SOURCE:
             raise StructuredOutputError(f"source: longer than {MAX_SOURCE} characters")
         return PlannerReply(
-            kind="program",
+            kind=PROGRAM,
             language=reply["language"],
             source=reply["source"],
             explanation=_clip(reply["explanation"] or ""),

@@ -1,43 +1,80 @@
-"""The code has the last word: a reply that contradicts the outcome does not stand.
+"""The code has the last word: the answer a user reads is made by the code.
 
-The answerer states what its text claims (`success` or `failure`). The outcome decides what
-is true: only a committed run succeeded. When the claim and the outcome disagree, the reply
-is flagged `corrected`, its text is replaced by one the code writes from the outcome, and the
-model's text is kept beside it for the record. The gateway's own fields are never touched.
+For a decided run, the code writes the facts (status, events, balances, result) from the
+gateway's outcome and quotes every text a principal wrote with its author
+(gateway/agent/facts.py). The model's reply is then checked sentence by sentence against
+those facts and the user's request (gateway/agent/prose.py): what they do not support is
+withheld, with its reason. The model's own claim (`success` or `failure`) must also agree
+with the run's status: a reply that claims the opposite is withheld whole.
+
+A planner's answer (no program ran) states no account facts: a sentence that states a
+figure, names an account the user did not, or says how a run went is withheld, and the code
+says how to get the figures.
 """
 
 from __future__ import annotations
 
-from typing import Any
-
+from gateway.agent.answer_parts import Answer, AnswerPart, Withheld, assistant, facts
+from gateway.agent.authors import Authors
+from gateway.agent.facts import run_parts
+from gateway.agent.prose import Support, check
 from gateway.agent.structured import ModelAnswer
+from gateway.core.results import Outcome, Proposal
+
+NO_FIGURES = (
+    "The agent answered without running a program, so it read no account: what it said "
+    "about accounts was withheld. Ask it to look them up, and it will write a program."
+)
 
 
 def expected_claim(status: str) -> str:
     return "success" if status == "committed" else "failure"
 
 
-def verify(answer: ModelAnswer, outcome: dict[str, Any]) -> dict[str, Any]:
-    """`{text, claims, corrected, model_text}`; model_text only when the text was replaced."""
-    corrected = answer.claims != expected_claim(str(outcome["status"]))
-    return {
-        "text": plain_reply(outcome) if corrected else answer.text,
-        "claims": answer.claims,
-        "corrected": corrected,
-        "model_text": answer.text if corrected else None,
-    }
+def verify(
+    answer: ModelAnswer,
+    proposal: Proposal,
+    outcome: Outcome,
+    request: str,
+    authors: Authors,
+) -> Answer:
+    """The answer to a decided run: the code's facts and quotes, then what stands of the model's."""
+    parts = run_parts(proposal, outcome, authors)
+    support = Support(
+        facts="\n".join(part.text for part in parts if part.kind == "facts"),
+        request=request,
+        data=tuple(part.text for part in parts if part.kind == "quoted"),
+        accounts=authors.accounts,
+        status=outcome.status,
+    )
+    kept, withheld = check(answer.text, support)
+    if answer.claims != expected_claim(outcome.status):
+        why = f"claims {answer.claims}, but the run {outcome.status}"
+        withheld = [Withheld(text=t.text, reason=f"{why}; {t.reason}") for t in withheld]
+        withheld += [Withheld(text=sentence, reason=why) for sentence in kept]
+        kept = []
+    if kept:
+        parts.append(assistant(" ".join(kept)))
+    return Answer(
+        parts=tuple(parts),
+        claims=answer.claims,
+        corrected=bool(withheld),
+        withheld=tuple(withheld),
+        model_text=answer.text,
+    )
 
 
-def plain_reply(outcome: dict[str, Any]) -> str:
-    """What the outcome says, in the code's own words."""
-    status = outcome["status"]
-    if status == "committed":
-        changed = outcome["changed"]
-        if changed == "nothing":
-            return "Done; nothing needed to be written."
-        return f"Done: {changed} events were appended."
-    if status == "rejected":
-        return "The proposal was rejected; nothing was written."
-    if status == "expired":
-        return "The proposal expired before it was confirmed; nothing was written."
-    return f"The program failed: {outcome.get('error')}; nothing was written."
+def verify_planner_answer(text: str, request: str, accounts: frozenset[str]) -> Answer:
+    """A planner's answer, which no run supports: no figures, no accounts, no outcomes."""
+    support = Support(facts="", request=request, data=(), accounts=accounts, status=None)
+    kept, withheld = check(text, support)
+    parts: list[AnswerPart] = [assistant(" ".join(kept))] if kept else []
+    if withheld:
+        parts.append(facts(NO_FIGURES))
+    return Answer(
+        parts=tuple(parts),
+        claims=None,
+        corrected=bool(withheld),
+        withheld=tuple(withheld),
+        model_text=text,
+    )

@@ -7,6 +7,7 @@ from functools import cached_property
 from typing import Any
 
 from application.use_case import UseCase
+from gateway.core.results import Sheet
 from gateway.core.sheets import sheet_of
 from gateway.core.stubs import render_stubs
 
@@ -45,10 +46,10 @@ class Catalog:
         lines = [f"- {u.name} [{u.kind}] {u.summary()}" for u in self._by_name.values()]
         return "\n".join([self.header, *lines]) + "\n"
 
-    def sheet(self, name: str) -> dict[str, Any]:
+    def sheet(self, name: str) -> Sheet:
         return sheet_of(self.get(name))
 
-    def sheets(self, names: Sequence[str]) -> list[dict[str, Any]]:
+    def sheets(self, names: Sequence[str]) -> list[Sheet]:
         """Sheets in the order asked; an unknown name refuses them all."""
         return [self.sheet(name) for name in names]
 

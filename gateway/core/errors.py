@@ -66,6 +66,11 @@ class GatewayError(Exception):
             return f"{self.message} (line {self.line}, column {self.column})"
         return self.message
 
+    @property
+    def named_refusal(self) -> str | None:
+        """The name of the domain rule that refused (`refusal_name`), when a use case did."""
+        return None if self.refusal is None else refusal_name(type(self.refusal))
+
     def to_json(self) -> dict[str, Any]:
         body: dict[str, Any] = {"kind": self.kind, "error": str(self)}
         if self.run_id:
@@ -74,8 +79,8 @@ class GatewayError(Exception):
             body["step"] = self.step
         elif self.line is not None:
             body["line"], body["column"] = self.line, self.column
-        if self.refusal is not None:
-            body["refusal"] = refusal_name(type(self.refusal))
+        if self.named_refusal is not None:
+            body["refusal"] = self.named_refusal
         return body | self.extra
 
 

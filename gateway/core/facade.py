@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator
 from contextlib import contextmanager
 from typing import Any
 
@@ -30,19 +30,19 @@ from gateway.core.policy.access import PrincipalGuard
 from gateway.core.policy.at_once import ProgramsAtOnce
 from gateway.core.policy.caps import Caps
 from gateway.core.policy.decisions import (
-    Channel,
     denial,
     may_call,
     may_call_directly,
     may_decide,
+    may_decide_by_form,
     visible_accounts,
 )
 from gateway.core.policy.rate import PROGRAMS, RateLimiter
 from gateway.core.program.runner import ProgramRunner
 from gateway.core.program.sandbox import CallRefusedError, SandboxBusyError
 from gateway.core.proposals import Clock, Proposals, Recorder, utc_now
-from gateway.core.results import Outcome, Proposal
-from gateway.core.runs import outcome_json
+from gateway.core.results import Outcome, Proposal, Sheet
+from gateway.core.runs import outcome_of
 from gateway.core.text_fields import check_source, check_words
 
 # How many times a direct call is done again, on fresh state, when its commit meets a change.
@@ -57,10 +57,15 @@ class Gateway:
         runner: ProgramRunner,
         caps: Caps,
         clock: Clock = utc_now,
+        *,
+        trusted_clients: Collection[str] = frozenset(),
     ) -> None:
+        """`trusted_clients`: the principals whose MCP clients the operator trusts to show
+        the person a confirmation form (SLUICE_MCP_TRUSTED_CLIENTS); by default none."""
         self.ledger = ledger
         self.catalog = catalog
         self.caps = caps
+        self.trusted_clients = frozenset(trusted_clients)
         self.rate = RateLimiter.in_store(ledger, PROGRAMS, caps.programs_per_minute)
         self.at_once = ProgramsAtOnce(caps.programs_at_once)
         # A person's confirmation that must run the program again waits for a slot as long
@@ -89,12 +94,14 @@ class Gateway:
     def directory(self, principal: PrincipalView) -> str:
         return self.catalog_for(principal).directory()
 
-    def sheets(self, principal: PrincipalView, names: list[str]) -> list[dict[str, Any]]:
+    def sheets(self, principal: PrincipalView, names: list[str]) -> list[Sheet]:
         for name in names:
             self._use_case(principal, name)
         return self.catalog.sheets(names)
 
     def plan_schema(self, principal: PrincipalView) -> dict[str, Any]:
+        """The JSON Schema (draft 2020-12) a plan must satisfy: a JSON Schema document, so
+        free JSON by nature, and a dict rather than a model."""
         return plan_schema(self.catalog_for(principal), self.caps.max_calls)
 
     # What it may do.
@@ -180,18 +187,22 @@ class Gateway:
         self.check_decides(principal, run_id, "reject")
         return self.proposals.reject(principal, run_id)
 
+    def confirms_by_form(self, principal: PrincipalView) -> bool:
+        """Whether the principal's MCP client may ask its person with a form whose
+        acceptance commits; otherwise the question is a link to the web console."""
+        return may_decide_by_form(principal, self.trusted_clients)
+
     def confirm_elicited(self, principal: PrincipalView, run_id: str, preview_hash: str) -> Outcome:
         """Confirm for the person at the principal's MCP client, who accepted this very
-        preview when their client asked them (elicitation). The answer is theirs, so the
-        policy lets it decide whatever the key's scope: the one route on which an agent's
-        proposal is confirmed."""
-        self.check_decides(principal, run_id, "confirm", "elicitation")
+        preview in the form their client showed: only on a client the operator trusts, and
+        with a person's key (`confirms_by_form`)."""
+        self.check_decides_by_form(principal, run_id, "confirm")
         with _sandbox_busy_is_unavailable():
             return self.proposals.confirm(principal, run_id, preview_hash)
 
     def reject_elicited(self, principal: PrincipalView, run_id: str) -> Proposal:
-        """Reject for the person at the principal's MCP client, who declined when asked."""
-        self.check_decides(principal, run_id, "reject", "elicitation")
+        """Reject for the person at the principal's MCP client, who declined its form."""
+        self.check_decides_by_form(principal, run_id, "reject")
         return self.proposals.reject(principal, run_id)
 
     def check_direct(self, principal: PrincipalView, name: str) -> type[UseCase[Any]]:
@@ -208,16 +219,25 @@ class Gateway:
         return use_case_class
 
     @staticmethod
-    def check_decides(
-        principal: PrincipalView, run_id: str, verb: str, channel: Channel = "key"
-    ) -> None:
+    def check_decides(principal: PrincipalView, run_id: str, verb: str) -> None:
         """Agents propose, people decide: a key with scope agent never confirms or rejects."""
-        if not may_decide(principal, channel):
+        if not may_decide(principal):
             raise GatewayError(
                 "forbidden",
                 f"proposal {run_id}: a key with scope agent may propose but never {verb}; "
-                f"a person does, with a human key (the web console, `sluice confirm`) or by "
-                "answering the MCP client's confirmation request",
+                "a person does, with a human key (the web console, `sluice confirm`)",
+                run_id=run_id,
+            )
+
+    def check_decides_by_form(self, principal: PrincipalView, run_id: str, verb: str) -> None:
+        """An answer to an MCP client's form decides only as `confirms_by_form` says."""
+        self.check_decides(principal, run_id, verb)
+        if not self.confirms_by_form(principal):
+            raise GatewayError(
+                "forbidden",
+                f"proposal {run_id}: the MCP client of principal {principal.name} is not "
+                f"declared trusted (SLUICE_MCP_TRUSTED_CLIENTS), so an answer to its form "
+                f"may not {verb}; a person does in the web console or with `sluice confirm`",
                 run_id=run_id,
             )
 
@@ -303,13 +323,13 @@ class Gateway:
     ) -> Outcome:
         shown = [uow.event_json(e) for e in uow.events]
         run = self.proposals.direct_run(principal, source, uow, shown, result)
-        response = outcome_json(run)
+        response = outcome_of(run)
         kept = [record(response)] if record else []
         committed = uow.commit(run, *kept)
         if record:
-            return Outcome.model_validate(response)
-        events = [uow.event_json(c.event, c.position) for c in committed]
-        return Outcome.model_validate(response | {"events": events})
+            return response
+        # The run's previewed events are the work's, in their order: now with their positions.
+        return outcome_of(run, [c.position for c in committed])
 
     def _record_failure(self, principal: PrincipalView, source: str, error: str) -> str:
         run = self.proposals.failed_run(principal, source, error)

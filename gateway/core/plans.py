@@ -48,7 +48,7 @@ def plan_schema(catalog: Catalog, max_steps: int) -> dict[str, Any]:
 
 def step_schema(catalog: Catalog, name: str) -> dict[str, Any]:
     use_case = catalog.get(name)
-    parameters = catalog.sheet(name)["parameters"]
+    parameters = catalog.sheet(name).parameters
     reference = {
         "type": "object",
         "additionalProperties": False,

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from application.inert_text import clip
-from gateway.core.errors import MAX_ERROR_BYTES, GatewayError, refusal_name
+from gateway.core.errors import MAX_ERROR_BYTES, GatewayError
 
 PROBLEM_JSON = "application/problem+json"
 TYPE_PREFIX = "urn:sluice:problem:"
@@ -73,7 +73,7 @@ def problem_body(error: GatewayError) -> tuple[int, dict[str, Any]]:
         line=error.line,
         column=error.column,
         step=error.step,
-        refusal=None if error.refusal is None else refusal_name(type(error.refusal)),
+        refusal=error.named_refusal,
         **error.extra,
     )
     return STATUS[error.kind], body

@@ -35,11 +35,11 @@ from gateway.core.policy.decisions import may_decide_run, may_read_run, visible_
 from gateway.core.program.errors import ProgramError
 from gateway.core.program.runner import Preview, ProgramRunner
 from gateway.core.results import Outcome, Proposal
-from gateway.core.runs import outcome_json, outcome_of, proposal_of
+from gateway.core.runs import outcome_of, proposal_of
 
 LANGUAGES = ("python", "plan")
 # Given a response, an aggregate to append with the effect that produced it.
-Recorder = Callable[[dict[str, Any]], Aggregate]
+Recorder = Callable[[Outcome], Aggregate]
 # How many times a request that lost a race on a run reads it again before giving up.
 RACES = 5
 Clock = Callable[[], datetime]
@@ -124,14 +124,14 @@ class Proposals:
         run.confirm(principal.name)
         run.commit(_references(run))
         read_versions = {UUID(k): v for k, v in run.read_versions.items()}
-        response = outcome_json(run)
+        response = outcome_of(run)
         kept = [record(response)] if record else []
         try:
             recordings = self.ledger.save(*events, run, *kept, read_versions=read_versions)
         except IntegrityError:
             return self._after_conflict(principal, run_id, preview_hash)
         if record:
-            return Outcome.model_validate(response)
+            return response
         shown = len(run.preview["events"])
         positions = [r.notification.id for r in recordings[:shown]]
         return outcome_of(run, positions)

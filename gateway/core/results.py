@@ -1,5 +1,6 @@
 """The gateway's results, defined once: a proposal, its preview, an outcome, a call record,
-an event record, and the answer to confirming a stale preview.
+an event record, a run's story, a use case's sheet, and the answer to confirming a stale
+preview.
 
 Frozen: a result is what happened, read by attribute. Money inside them is already text
 (the use cases' results and events are dumped in JSON mode), so `model_dump(mode="json")`
@@ -99,6 +100,9 @@ class Outcome(Result):
     error: str | None
 
 
+RunStatus = Literal["pending", "committed", "failed", "rejected", "expired"]
+
+
 class Proposal(Result):
     """A proposal; `outcome` holds the gateway's fields once it is decided."""
 
@@ -120,7 +124,7 @@ class Proposal(Result):
         },
     )  # fmt: skip
     id: str
-    status: Literal["pending", "committed", "failed", "rejected", "expired"]
+    status: RunStatus
     principal: str
     kind: str
     language: str
@@ -136,8 +140,28 @@ class Proposal(Result):
     outcome: Outcome
 
 
+class HistoryEntry(Result):
+    """One event of a run: what happened to it (Proposed, Confirmed, Committed, ...), when."""
+
+    type: str
+    timestamp: str
+
+
 class RunStory(Proposal):
-    history: list[dict[str, Any]]
+    """A run as an auditor reads it: the proposal, its outcome, and every event of the run."""
+
+    history: list[HistoryEntry]
+
+
+class Sheet(Result):
+    """A use case's sheet: what it does and the JSON Schemas of its parameters and result."""
+
+    # The two schemas are JSON Schema documents: free JSON, so plain dicts, not models.
+    name: str
+    description: str
+    kind: Literal["read", "write"]
+    parameters: dict[str, Any] = Field(description="JSON Schema of the arguments.")
+    returns: dict[str, Any] = Field(description="JSON Schema of the result.")
 
 
 class StaleConfirmation(Result):

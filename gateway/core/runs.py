@@ -1,57 +1,83 @@
-"""How runs read to callers: a proposal, and the outcome of a decided run."""
+"""How runs read to callers: a proposal, the outcome of a decided run, a run's whole story.
+
+A run keeps its preview as the JSON it stored; that JSON is read into the typed preview and
+events here, and every other field is the run's own.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, TypeVar, cast
+
+from eventsourcing.domain import AggregateEvent
 
 from domain.run import COMMITTED, Run
-from gateway.core.results import Outcome, Proposal
+from gateway.core.results import (
+    EventRecord,
+    HistoryEntry,
+    Outcome,
+    Preview,
+    Proposal,
+    RunStatus,
+    RunStory,
+)
+
+P = TypeVar("P", bound=Proposal)
 
 
-def proposal_json(run: Run) -> dict[str, Any]:
-    """`{id, status, preview: {events, calls, result}, preview_hash, expires_at, ...}`."""
-    return {
-        "id": str(run.id),
-        "status": run.status,
-        "principal": run.principal,
-        "kind": run.kind,
-        "language": run.language,
-        "source": run.source,
-        "request": run.request,
-        "preview": run.preview,
-        "preview_hash": run.preview_hash,
-        "expires_at": run.expires_at.isoformat(),
-        "created_at": run.created_on.isoformat(),
-        "confirmed_by": run.confirmed_by,
-        "decided_by": run.decided_by,
-        "error": run.error,
-    }
-
-
-def outcome_json(run: Run, positions: Sequence[int] | None = None) -> dict[str, Any]:
+def outcome_of(run: Run, positions: Sequence[int | None] | None = None) -> Outcome:
     """The authoritative fields: status, changed, events, result, error. `positions` are
     the log positions of the previewed events, in their order, once they are committed."""
     committed = run.status == COMMITTED
     events = run.preview.get("events", []) if committed else []
     placed = [
-        {**event, "position": positions[i] if positions else None} for i, event in enumerate(events)
+        EventRecord.model_validate(event | {"position": positions[i] if positions else None})
+        for i, event in enumerate(events)
     ]
-    return {
-        "run_id": str(run.id),
-        "status": run.status,
-        "changed": len(placed) if placed else "nothing",
-        "events": placed,
-        "result": run.preview.get("result") if committed else None,
-        "error": run.error,
-    }
-
-
-def outcome_of(run: Run, positions: Sequence[int] | None = None) -> Outcome:
-    """The run's outcome, typed."""
-    return Outcome.model_validate(outcome_json(run, positions))
+    return Outcome(
+        run_id=str(run.id),
+        status=run.status,
+        changed=len(placed) if placed else "nothing",
+        events=placed,
+        result=run.preview.get("result") if committed else None,
+        error=run.error,
+    )
 
 
 def proposal_of(run: Run) -> Proposal:
     """The run as a proposal, with its outcome."""
-    return Proposal.model_validate(proposal_json(run) | {"outcome": outcome_json(run)})
+    return _as(Proposal, run)
+
+
+def story_of(run: Run, events: Sequence[object]) -> RunStory:
+    """The run as a proposal with its outcome, and the history its own `events` tell."""
+    history = [
+        HistoryEntry(
+            type=type(e).__qualname__.rsplit(".", 1)[-1], timestamp=e.timestamp.isoformat()
+        )
+        for e in events
+        if isinstance(e, AggregateEvent)
+    ]
+    return _as(RunStory, run, history=history)
+
+
+def _as(kind: type[P], run: Run, **more: Any) -> P:
+    return kind(
+        id=str(run.id),
+        # The run's status is one of the domain's five; pydantic checks it all the same.
+        status=cast(RunStatus, run.status),
+        principal=run.principal,
+        kind=run.kind,
+        language=run.language,
+        source=run.source,
+        request=run.request,
+        preview=Preview.model_validate(run.preview),
+        preview_hash=run.preview_hash,
+        expires_at=run.expires_at.isoformat(),
+        created_at=run.created_on.isoformat(),
+        confirmed_by=run.confirmed_by,
+        decided_by=run.decided_by,
+        error=run.error,
+        outcome=outcome_of(run),
+        **more,
+    )

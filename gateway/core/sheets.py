@@ -7,17 +7,18 @@ from typing import Any
 from pydantic import TypeAdapter
 
 from application.use_case import UseCase
+from gateway.core.results import Sheet
 
 
-def sheet_of(use_case: type[UseCase[Any]]) -> dict[str, Any]:
+def sheet_of(use_case: type[UseCase[Any]]) -> Sheet:
     """Name, description, kind, JSON Schema of the parameters and of the result."""
-    return {
-        "name": use_case.name,
-        "description": use_case.description(),
-        "kind": use_case.kind,
-        "parameters": parameters_schema(use_case),
-        "returns": result_schema(use_case),
-    }
+    return Sheet(
+        name=use_case.name,
+        description=use_case.description(),
+        kind=use_case.kind,
+        parameters=parameters_schema(use_case),
+        returns=result_schema(use_case),
+    )
 
 
 # What a sheet says of an argument marked `LiteralOnly`: the gateway refuses it otherwise.

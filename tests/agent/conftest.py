@@ -36,5 +36,16 @@ def fake_llm() -> Iterator[FakeLLM]:
 
 
 @pytest.fixture
+def llama_cpp() -> Iterator[FakeLLM]:
+    """The fake served as llama.cpp serves: under a json_schema response_format the reply is
+    bound to the schema from its first token (no tool call can come out)."""
+    fake = FakeLLM(enforce_schema=True)
+    yield fake
+    fake.close()
+    assert fake.unscripted == 0, "the agent asked the model more often than the test scripted"
+    assert fake.impossible == [], "the test scripted replies such a server could not give"
+
+
+@pytest.fixture
 def agent(gateway: Gateway, fake_llm: FakeLLM) -> Agent:
     return Agent(gateway, config_for(fake_llm))

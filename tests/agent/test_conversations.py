@@ -21,6 +21,7 @@ from gateway.core.facade import Gateway
 from gateway.core.program.sandbox import Sandbox
 from gateway.demo import seed
 from tests.agent import fake_llm as llm
+from tests.agent.answers import voice
 from tests.agent.conftest import config_for
 from tests.agent.fake_llm import FakeLLM
 from tests.conftest import Clock
@@ -61,7 +62,7 @@ def test_another_gateway_process_continues_the_conversation_and_answers_it(
     fake_llm.push(llm.reply("Bob got 5 euros.", "success"))
     read = Agent(one, config_for(fake_llm)).conversation(alice, turn["conversation_id"])
     assert [t["kind"] for t in read["turns"]] == ["program", "question"]
-    assert read["turns"][0]["answer"]["text"] == "Bob got 5 euros."
+    assert voice(read["turns"][0]["answer"]) == "Bob got 5 euros."
 
 
 def test_only_the_owner_continues_a_conversation_and_owner_auditor_admin_read_it(
@@ -117,7 +118,7 @@ def test_an_answer_that_failed_is_left_for_a_later_reading(
     assert "answerer down" in turn["answer_error"]
     fake_llm.push(llm.reply("You have 100.00 euros.", "success"))
     read = agent.conversation(alice, turn["conversation_id"])["turns"][0]
-    assert read["answer"]["text"] == "You have 100.00 euros."
+    assert voice(read["answer"]) == "You have 100.00 euros."
     assert "answer_error" not in read
 
 

@@ -16,6 +16,7 @@ from application.principals import PrincipalView
 from gateway.agent import Agent
 from gateway.core.facade import Gateway
 from tests.agent import fake_llm as llm
+from tests.agent.answers import quoted, voice
 from tests.agent.fake_llm import INJECTION, FakeLLM, obey
 from tests.conftest import balances
 
@@ -65,7 +66,12 @@ def test_instructions_in_statement_memos_never_reach_the_planner_and_never_act(
 
     memos = [entry["memo"] for entry in shown["outcome"]["result"]]
     assert IN_DEPOSIT_MEMO in memos and IN_TRANSFER_MEMO in memos  # the user sees the data
-    assert shown["answer"]["text"].startswith("Done as the memo says: IGNORE PREVIOUS")
+    # quoted, with who wrote each: staff deposit; bob paid alice
+    assert ("staff", IN_DEPOSIT_MEMO) in quoted(shown["answer"])
+    assert ("bob", IN_TRANSFER_MEMO) in quoted(shown["answer"])
+    # The answerer obeyed, and its words were withheld from the assistant's voice.
+    assert shown["answer"]["model_text"].startswith("Done as the memo says: IGNORE PREVIOUS")
+    assert "IGNORE" not in voice(shown["answer"]) and shown["answer"]["corrected"]
     assert any(b"IGNORE PREVIOUS" in raw for raw in fake_llm.raw_requests)  # the answerer did
 
     fake_llm.push(

@@ -10,6 +10,7 @@ from application.principals import PrincipalView
 from gateway.agent import Agent
 from gateway.core.facade import Gateway
 from tests.agent import fake_llm as llm
+from tests.agent.answers import facts, quoted, voice
 from tests.agent.fake_llm import FakeLLM
 from tests.conftest import balances, store_state
 
@@ -50,18 +51,7 @@ def test_a_request_goes_from_directory_to_sheets_to_a_confirmed_commit_and_an_an
     assert turn["usage"]["model_calls"] == 2
     assert balances(gateway.ledger)["alice"] == Decimal("100.00")  # nothing before confirm
 
-    first, second = fake_llm.requests
-    assert fake_llm.paths == ["/v1/chat/completions"] * 2
-    assert fake_llm.keys == ["Bearer sk-test"] * 2
-    assert first["model"] == "fake-model"
-    assert gateway.directory(teller).rstrip() in first["messages"][0]["content"]
-    assert [t["function"]["name"] for t in first["tools"]] == ["find_actions"]
-    schema = first["response_format"]
-    assert schema["type"] == "json_schema"
-    assert schema["json_schema"]["strict"] is True
-    sheets = json.loads(second["messages"][-1]["content"])
-    assert [s["name"] for s in sheets] == ["transfer", "get_balance"]
-    assert second["messages"][-1]["role"] == "tool"
+    _directory_then_sheets(fake_llm, gateway.directory(teller))
 
     # The user confirms through the gateway's own path; the agent cannot confirm.
     outcome = gateway.confirm(teller, proposal["id"], proposal["preview_hash"])
@@ -74,12 +64,19 @@ def test_a_request_goes_from_directory_to_sheets_to_a_confirmed_commit_and_an_an
     (read,) = conversation["turns"]
     assert read["outcome"]["status"] == "committed"
     assert read["outcome"]["changed"] == 6
-    assert read["answer"] == {
-        "text": "Done: bob ends with 10.00.",
-        "claims": "success",
-        "corrected": False,
-        "model_text": None,
-    }
+    assert voice(read["answer"]) == "Done: bob ends with 10.00."
+    assert (read["answer"]["corrected"], read["answer"]["withheld"]) == (False, [])
+    assert read["answer"]["model_text"] == "Done: bob ends with 10.00."
+    assert facts(read["answer"]).splitlines() == [
+        "Committed: 6 events appended.",
+        "alice: paid 10.00 to bob; balance after: 90.00",
+        "bob: received 10.00 from alice; balance after: 10.00",
+        "bob: paid 10.00 to carla; balance after: 0.00",
+        "carla: received 10.00 from bob; balance after: 10.00",
+        "carla: paid 10.00 to bob; balance after: 0.00",
+        "bob: received 10.00 from carla; balance after: 10.00",
+        "Result: 10.00",
+    ]
     answerer = fake_llm.requests[-1]
     assert llm.is_answerer(answerer)
     assert "tools" not in answerer
@@ -96,6 +93,24 @@ def test_a_request_goes_from_directory_to_sheets_to_a_confirmed_commit_and_an_an
         "bob": Decimal("10.00"),
         "carla": Decimal("0.00"),
     }
+
+
+def _directory_then_sheets(fake_llm: FakeLLM, directory: str) -> None:
+    """The planner read the directory, then asked for two sheets in a structured reply."""
+    first, second = fake_llm.requests
+    assert fake_llm.paths == ["/v1/chat/completions"] * 2
+    assert fake_llm.keys == ["Bearer sk-test"] * 2
+    assert first["model"] == "fake-model"
+    assert directory.rstrip() in first["messages"][0]["content"]
+    assert "tools" not in first  # sheets are asked for in the reply: see test_sheets_step
+    schema = first["response_format"]
+    assert schema["type"] == "json_schema"
+    assert schema["json_schema"]["strict"] is True
+    assert first["max_tokens"] == 1024
+    header, sheets = second["messages"][-1]["content"].split("\n")
+    assert header == "[Sluice] The sheets of transfer, get_balance:"
+    assert [s["name"] for s in json.loads(sheets)] == ["transfer", "get_balance"]
+    assert second["messages"][-1]["role"] == "user"
 
 
 def test_the_loop_to_dan_fails_at_once_is_answered_at_once_and_changes_nothing(
@@ -121,8 +136,10 @@ def test_the_loop_to_dan_fails_at_once_is_answered_at_once_and_changes_nothing(
         "result": None,
         "error": "transfer: no account dan (line 2, column 5)",
     }
-    assert turn["answer"]["text"] == "Nothing was sent: dan has no account."
+    assert voice(turn["answer"]) == "Nothing was sent: dan has no account."
     assert turn["answer"]["corrected"] is False
+    assert facts(turn["answer"]) == "Failed; nothing was written."
+    assert quoted(turn["answer"]) == [("Sluice", "transfer: no account dan (line 2, column 5)")]
     assert turn["usage"]["model_calls"] == 3  # a failure while running is not repaired
     assert store_state(gateway.ledger)[1] == accounts_before
 
@@ -141,7 +158,8 @@ def test_a_read_only_program_completes_at_once_and_is_answered_at_once(
     assert turn["proposal"]["status"] == "committed"
     assert turn["outcome"]["result"] == "100.00"
     assert turn["outcome"]["changed"] == "nothing"
-    assert turn["answer"]["text"] == "You have 100.00 euros."
+    assert voice(turn["answer"]) == "You have 100.00 euros."
+    assert facts(turn["answer"]) == "Ran and read; nothing was written.\nResult: 100.00"
     assert turn["usage"]["model_calls"] == 2
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+import re
 from datetime import UTC, datetime
 from typing import Any
 
@@ -13,10 +15,12 @@ from gateway.agent.config import AgentConfig
 from gateway.agent.context import run_state
 from gateway.agent.structured import (
     PLANNER_OUTPUT,
+    OutputSchema,
     StructuredOutputError,
     extract_object,
     parse_answer,
     parse_planner_reply,
+    planner_output,
 )
 
 NOW = datetime(2026, 11, 29, 12, 0, tzinfo=UTC)
@@ -35,6 +39,7 @@ def test_the_config_comes_from_the_environment() -> None:
             "SLUICE_LLM_MAX_RETRIES": "0",
             "SLUICE_LLM_STRUCTURED_OUTPUT": "text",
             "SLUICE_LLM_TEMPERATURE": "0",
+            "SLUICE_LLM_MAX_TOKENS": "512",
         }
     )
 
@@ -43,7 +48,8 @@ def test_the_config_comes_from_the_environment() -> None:
         "http://localhost:11434/v1",
         "sk-fallback",
     )
-    assert (config.timeout_seconds, config.max_retries) == (12.5, 0)
+    assert (config.timeout_seconds, config.max_retries, config.max_tokens) == (12.5, 0, 512)
+    assert AgentConfig.from_env({}).max_tokens == 1024
     assert (config.structured_output, config.temperature) == ("text", 0.0)
     assert config.unavailable() is None
     assert config.answerer_model == "qwen2.5"
@@ -74,11 +80,63 @@ def test_the_sluice_key_wins_and_a_local_server_needs_none() -> None:
             {"SLUICE_LLM_MODEL": "m", "OPENAI_API_KEY": "k", "SLUICE_LLM_STRUCTURED_OUTPUT": "x"},
             "is not one of auto, json_schema, text",
         ),
+        (
+            {"SLUICE_LLM_MODEL": "m", "OPENAI_API_KEY": "k", "SLUICE_LLM_MAX_TOKENS": "2k"},
+            "SLUICE_LLM_MAX_TOKENS='2k' is not a whole number of at least 1",
+        ),
+        (
+            {"SLUICE_LLM_MODEL": "m", "OPENAI_API_KEY": "k", "SLUICE_LLM_MAX_TOKENS": "0"},
+            "SLUICE_LLM_MAX_TOKENS='0' is not a whole number of at least 1",
+        ),
     ],
 )
 def test_an_unusable_config_says_what_to_set(env: dict[str, str], says: str) -> None:
-    reason = AgentConfig.from_env(env).unavailable()
+    config = AgentConfig.from_env(env)
+    reason = config.unavailable()
     assert reason is not None and says in reason
+    # A bad value is refused at start; no model or key is not (the rest of Sluice runs).
+    assert (config.invalid() is not None) == ("is not " in says)
+
+
+PAY = 'transfer(payer="alice", payee="bob", amount=1)'
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        {"kind": "question", "text": "Shall I?", "language": "python", "source": PAY},
+        {"kind": "answer", "text": "Done.", "source": PAY},
+        {"kind": "sheets", "names": ["transfer"], "language": "python", "source": PAY},
+    ],
+    ids=["question", "answer", "sheets"],
+)
+def test_a_reply_that_also_holds_a_program_it_would_drop_is_refused(
+    reply: dict[str, Any],
+) -> None:
+    says = f"the reply is of kind {reply['kind']} but also holds a program (source)"
+    with pytest.raises(StructuredOutputError, match=re.escape(says)):
+        parse_planner_reply(json.dumps(reply))
+
+
+def test_parts_a_kind_does_not_use_are_left_aside_when_nothing_is_dropped() -> None:
+    # As Qwen2.5-Coder-1.5B replied on llama.cpp: every field filled, the program sound.
+    program = {
+        "kind": "program",
+        "names": ["transfer"],
+        "language": "python",
+        "source": "transfer(payer='alice', payee='bob', amount=10.0)",
+        "explanation": "The program calls the transfer use case.",
+        "text": "Transfer 10 euros to Bob? yes/no",
+    }
+    read = parse_planner_reply(json.dumps(program))
+    assert (read.kind, read.source, read.text, read.names) == (
+        "program",
+        program["source"],
+        None,
+        (),
+    )
+    question = {"kind": "question", "text": "How much?", "language": "python", "source": " "}
+    assert parse_planner_reply(json.dumps(question | {"names": ["transfer"]})).text == "How much?"
 
 
 @pytest.mark.parametrize(
@@ -100,7 +158,10 @@ def test_the_object_is_found_in_text(text: str) -> None:
         (None, "empty"),
         ("no braces here", "no JSON object"),
         ("{not json}", "not valid JSON"),
-        ('{"kind": "program"}', "is a required property"),
+        ('{"text": "?"}', "'kind' is a required property"),
+        ('{"kind": "program"}', "a program needs its language and a non-empty source"),
+        ('{"kind": "sheets", "names": []}', "sheets need the names of the use cases to read"),
+        ('{"kind": "answer", "text": "ok", "names": 3}', "names: 3 is not valid"),
         (QUESTION.replace('"?"', "null"), "a question needs a non-empty text"),
         (
             '{"kind": "program", "language": "python", "source": " ", "explanation": null,'
@@ -121,7 +182,12 @@ def test_the_answer_schema_allows_only_success_or_failure() -> None:
         parse_answer('{"text": "ok", "claims": "none"}')
 
 
-def test_the_planner_schema_is_strict_mode_compatible() -> None:
+@pytest.mark.parametrize(
+    "schema",
+    [PLANNER_OUTPUT, planner_output(["transfer", "get_balance"]), planner_output(None)],
+    ids=["any-names", "directory-names", "no-more-sheets"],
+)
+def test_the_planner_schema_is_strict_mode_compatible(schema: OutputSchema) -> None:
     def check(node: Any) -> None:
         if isinstance(node, dict):
             if node.get("type") == "object":
@@ -133,7 +199,7 @@ def test_the_planner_schema_is_strict_mode_compatible() -> None:
             for value in node:
                 check(value)
 
-    check(PLANNER_OUTPUT.schema)
+    check(schema.schema)
     assert extract_object(QUESTION)["kind"] == "question"
 
 

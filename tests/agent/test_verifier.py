@@ -3,16 +3,18 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
 
 import pytest
 
 from application.principals import PrincipalView
 from gateway.agent import Agent
+from gateway.agent.authors import Authors
 from gateway.agent.structured import ModelAnswer
 from gateway.agent.verifier import verify
 from gateway.core.facade import Gateway
+from gateway.core.results import Outcome, Proposal
 from tests.agent import fake_llm as llm
+from tests.agent.answers import facts, quoted, voice
 from tests.agent.fake_llm import FakeLLM
 from tests.conftest import Clock
 from tests.gateway.conftest import accounts_state
@@ -23,8 +25,13 @@ DAN = (
 PAY_BOB = 'transfer(payer="alice", payee="bob", amount=30)'
 
 
-def outcome(status: str, changed: Any = "nothing", error: str | None = None) -> dict[str, Any]:
-    return {"status": status, "changed": changed, "events": [], "result": None, "error": error}
+def decided(status: str, error: str | None = None) -> tuple[Proposal, Outcome]:
+    """A decided run with no events, as the gateway types it."""
+    outcome = Outcome(
+        run_id="r1", status=status, changed="nothing", events=[], result=None, error=error
+    )
+    example = Proposal.model_json_schema()["examples"][0]
+    return Proposal.model_validate(example | {"outcome": outcome.model_dump()}), outcome
 
 
 @pytest.mark.parametrize(
@@ -39,19 +46,24 @@ def outcome(status: str, changed: Any = "nothing", error: str | None = None) -> 
         ("expired", "success", True),
     ],
 )
-def test_the_claim_must_match_the_outcome(status: str, claims: str, corrected: bool) -> None:
-    said = ModelAnswer(text="the model's words", claims=claims)  # type: ignore[arg-type]
+def test_the_claim_must_match_the_outcome(
+    status: str, claims: str, corrected: bool, gateway: Gateway, who: Callable[[str], PrincipalView]
+) -> None:
+    said = ModelAnswer(text="The model's words.", claims=claims)  # type: ignore[arg-type]
+    proposal, outcome = decided(status, error="boom" if status == "failed" else None)
 
-    verified = verify(said, outcome(status, error="boom" if status == "failed" else None))
+    verified = verify(said, proposal, outcome, "do it", Authors(gateway.ledger, who("alice")))
 
-    assert verified["corrected"] is corrected
-    assert verified["claims"] == claims
+    assert verified.corrected is corrected
+    assert verified.claims == claims
+    assert verified.model_text == "The model's words."
+    assert verified.parts[0].kind == "facts"
     if corrected:
-        assert verified["model_text"] == "the model's words"
-        assert verified["text"] != "the model's words"
-        assert "nothing was written" in verified["text"] or status == "committed"
+        assert verified.voice == ""
+        assert [w.text for w in verified.withheld] == ["The model's words."]
+        assert verified.withheld[0].reason == f"claims {claims}, but the run {status}"
     else:
-        assert (verified["text"], verified["model_text"]) == ("the model's words", None)
+        assert (verified.voice, verified.withheld) == ("The model's words.", ())
 
 
 def test_an_answer_claiming_success_on_a_failed_run_is_corrected(
@@ -67,13 +79,18 @@ def test_an_answer_claiming_success_on_a_failed_run_is_corrected(
 
     assert turn["outcome"]["status"] == "failed"
     assert turn["outcome"]["changed"] == "nothing"
-    assert turn["answer"] == {
-        "text": "The program failed: transfer: no account dan (line 2, column 5); "
-        "nothing was written.",
-        "claims": "success",
-        "corrected": True,
-        "model_text": "All three friends got their 20 euros!",
-    }
+    answer = turn["answer"]
+    assert (answer["claims"], answer["corrected"]) == ("success", True)
+    assert answer["model_text"] == "All three friends got their 20 euros!"
+    assert voice(answer) == ""
+    assert answer["withheld"] == [
+        {
+            "text": "All three friends got their 20 euros!",
+            "reason": "claims success, but the run failed",
+        }
+    ]
+    assert facts(answer) == "Failed; nothing was written."
+    assert quoted(answer) == [("Sluice", "transfer: no account dan (line 2, column 5)")]
     assert accounts_state(gateway.ledger) == before
     # The correction is what the store keeps, too.
     stored = agent.conversation(who("alice"), turn["conversation_id"])["turns"][0]
@@ -93,7 +110,11 @@ def test_an_answer_claiming_failure_on_a_committed_run_is_corrected(
 
     assert read["outcome"]["status"] == "committed"
     assert read["answer"]["corrected"] is True
-    assert read["answer"]["text"] == "Done: 2 events were appended."
+    assert voice(read["answer"]) == ""
+    assert read["answer"]["withheld"][0]["reason"] == (
+        "claims failure, but the run committed; says something failed, but the run committed"
+    )
+    assert facts(read["answer"]).startswith("Committed: 2 events appended.\nalice: paid 30.00")
 
 
 def test_a_rejected_proposal_is_answered_as_nothing_written(
@@ -109,7 +130,8 @@ def test_a_rejected_proposal_is_answered_as_nothing_written(
 
     assert read["outcome"]["status"] == "rejected"
     assert read["answer"]["corrected"] is True
-    assert read["answer"]["text"] == "The proposal was rejected; nothing was written."
+    assert voice(read["answer"]) == ""
+    assert facts(read["answer"]) == "Rejected; nothing was written."
 
 
 def test_an_expired_proposal_is_answered_and_its_status_reaches_the_planner(
@@ -130,6 +152,8 @@ def test_an_expired_proposal_is_answered_and_its_status_reaches_the_planner(
     assert read["outcome"]["status"] == "expired"
     assert read["outcome"]["changed"] == "nothing"
     assert read["answer"]["corrected"] is False
+    assert voice(read["answer"]) == "The proposal expired; bob got nothing."
+    assert facts(read["answer"]) == "Expired before it was confirmed; nothing was written."
     fake_llm.push(llm.question("Try again?"))
     agent.message(alice, "Oh", turn["conversation_id"])
     last = fake_llm.requests[-1]["messages"][-1]["content"]

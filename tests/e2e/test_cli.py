@@ -119,6 +119,7 @@ def test_run_of_the_seeds_loop_to_dan_fails_and_writes_nothing(
         "events": [],
         "result": None,
         "error": "transfer: no account dan (line 2, column 5)",
+        "refusal": "account-not-found",
     }
     assert balances(store, tmp_path) == {"alice": "100.00", "bob": "0.00", "carla": "0.00"}
 

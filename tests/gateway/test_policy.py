@@ -35,6 +35,9 @@ OWN = object()  # stands for the asking principal's own name: the owner of a run
 OTHER = "carla"  # the owner of someone else's run or conversation
 FROM_ALICE = {"payer": "alice", "payee": "bob", "amount": "1.00"}
 FROM_BOB = {"payer": "bob", "payee": "alice", "amount": "1.00"}
+# SLUICE_MCP_TRUSTED_CLIENTS naming every principal of the table, or none of them.
+EVERY_CLIENT = frozenset(p.name for p in PRINCIPALS.values())
+NO_CLIENT: frozenset[str] = frozenset()
 
 # A question: the policy's function and what it is asked about, beside the principal.
 QUESTIONS: dict[str, tuple[Any, ...]] = {
@@ -48,8 +51,9 @@ QUESTIONS: dict[str, tuple[Any, ...]] = {
     "transfer from bob": (decisions.call_refusal, Transfer, FROM_BOB),
     "name bob as payer": (decisions.ownership_refusal, Transfer, FROM_BOB),
     "accounts it sees": (decisions.visible_accounts,),
-    "decide with its key": (decisions.may_decide, "key"),
-    "decide by an elicited answer": (decisions.may_decide, "elicitation"),
+    "decide with its key": (decisions.may_decide,),
+    "decide by a trusted client's form": (decisions.may_decide_by_form, EVERY_CLIENT),
+    "decide by another client's form": (decisions.may_decide_by_form, NO_CLIENT),
     "decide its own run": (decisions.may_decide_run, OWN),
     "decide another's run": (decisions.may_decide_run, OTHER),
     "read its own run": (decisions.may_read_run, OWN),
@@ -79,9 +83,11 @@ TABLE: dict[str, tuple[object, ...]] = {
     "transfer from bob":            (N,       N,             Y,     Y,           N,      Y),
     "name bob as payer":            (N,       N,             Y,     Y,           Y,      Y),
     "accounts it sees":             ("alice", "alice",       "all", "all",       "all",  "all"),
-    # Agents propose, people decide; a person's answer to an MCP question is a person's.
+    # Agents propose, people decide; an MCP client's form only where the operator trusts
+    # the client, and never with an agent's key (the agent may answer it itself).
     "decide with its key":          (Y,       N,             Y,     N,           Y,      Y),
-    "decide by an elicited answer": (Y,       Y,             Y,     Y,           Y,      Y),
+    "decide by a trusted client's form": (Y,  N,             Y,     N,           Y,      Y),
+    "decide by another client's form":   (N,  N,             N,     N,           N,      N),
     "decide its own run":           (Y,       Y,             Y,     Y,           Y,      Y),
     "decide another's run":         (N,       N,             N,     N,           N,      N),
     "read its own run":             (Y,       Y,             Y,     Y,           Y,      Y),
@@ -129,25 +135,38 @@ def test_every_question_of_the_policy_has_its_row() -> None:
     assert set(TABLE) == set(QUESTIONS)
 
 
-def test_a_persons_elicited_answer_decides_an_agents_proposal_and_only_its_own(
+def test_a_form_answer_decides_only_on_a_trusted_client_with_a_persons_key(
     gateway: Gateway,
 ) -> None:
-    """The MCP server asks the facade for an elicited decision; it never builds a person."""
+    """The MCP server asks the facade for a decision by a form; it never builds a person,
+    and an answer on a client the operator did not name, or with an agent's key, decides
+    nothing, with the proposal left pending."""
     agent = gateway.authenticate(principals.demo_agent_key("alice"))
-    other_agent = gateway.authenticate(principals.demo_agent_key("bob"))
+    person = gateway.authenticate(principals.demo_key("alice"))
+    bob = gateway.authenticate(principals.demo_key("bob"))
     accepted = gateway.propose(agent, "python", TRANSFER)
     declined = gateway.propose(agent, "python", TRANSFER)
-    with pytest.raises(GatewayError) as by_key:
-        gateway.confirm(agent, accepted.id, accepted.preview_hash)
-    with pytest.raises(GatewayError) as not_its_own:
-        gateway.confirm_elicited(other_agent, accepted.id, accepted.preview_hash)
+    refusals = []
+    for trusted, who in ((set(), person), ({"alice"}, agent), ({"alice", "bob"}, bob)):
+        gateway.trusted_clients = frozenset(trusted)
+        with pytest.raises(GatewayError) as refused:
+            gateway.confirm_elicited(who, accepted.id, accepted.preview_hash)
+        refusals.append(refused.value)
+    assert gateway.proposal(person, accepted.id).status == "pending"
 
-    outcome = gateway.confirm_elicited(agent, accepted.id, accepted.preview_hash)
-    rejected = gateway.reject_elicited(agent, declined.id)
+    gateway.trusted_clients = frozenset({"alice"})
+    outcome = gateway.confirm_elicited(person, accepted.id, accepted.preview_hash)
+    rejected = gateway.reject_elicited(person, declined.id)
 
-    assert (by_key.value.kind, not_its_own.value.kind) == ("forbidden", "forbidden")
-    assert "scope agent may propose but never confirm" in str(by_key.value)
-    assert str(not_its_own.value) == f"proposal {accepted.id} belongs to principal alice"
+    untrusted, agent_key, not_its_own = refusals
+    assert {r.kind for r in refusals} == {"forbidden"}
+    assert str(untrusted) == (
+        f"proposal {accepted.id}: the MCP client of principal alice is not declared trusted "
+        "(SLUICE_MCP_TRUSTED_CLIENTS), so an answer to its form may not confirm; a person "
+        "does in the web console or with `sluice confirm`"
+    )
+    assert "scope agent may propose but never confirm" in str(agent_key)
+    assert str(not_its_own) == f"proposal {accepted.id} belongs to principal alice"
     assert outcome.status == "committed" and outcome.changed == 2
     assert gateway.proposal(agent, accepted.id).confirmed_by == "alice"
     assert (rejected.status, rejected.decided_by) == ("rejected", "alice")

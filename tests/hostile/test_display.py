@@ -29,6 +29,7 @@ from uuid import UUID
 import httpx
 import pytest
 
+from application.inert_text import inert
 from application.ledger import Ledger
 from application.store_config import eventsourcing_env
 from tests.agent import fake_llm as llm
@@ -319,6 +320,9 @@ def test_sluice_shell_shows_data_inert_and_set_apart(
     check_shown(shown, source, expected)
 
 
+REPLY_WITH_ESC = "Nothing was sent.\x1b[J Bob got nothing."
+
+
 @pytest.mark.parametrize(("said", "expected"), cases("sluice chat"))
 def test_sluice_chat_shows_the_models_words_and_the_preview_inert(
     served: Served, said: str, expected: str
@@ -327,7 +331,7 @@ def test_sluice_chat_shows_the_models_words_and_the_preview_inert(
     try:
         fake.push(
             llm.program(f"print({CLEAR})\n{PAY}", explanation=said),
-            llm.reply(said, "failure"),
+            llm.reply(REPLY_WITH_ESC, "failure"),
         )
         env = served.env | {
             "SLUICE_LLM_BASE_URL": fake.url,
@@ -339,7 +343,11 @@ def test_sluice_chat_shows_the_models_words_and_the_preview_inert(
     finally:
         fake.close()
     # The model's explanation before the preview, and its reply after: both its own words.
-    assert shown.count(expected) == 2, shown
+    # (The reply is one the answer's check lets stand: a figure such as the 2 of `ESC[2J`
+    # that the outcome does not hold would be withheld, and not shown at all.)
+    assert shown.count(expected) == 1, shown
+    assert "agent> " + inert(REPLY_WITH_ESC) in shown, shown
+    assert "\x1b" not in shown
     assert r"\x1b[2J\x1b[1;1HThe program would append 0 events" in printed_block(shown)
 
 

@@ -1,5 +1,6 @@
 """Each MCP test runs against both transports: `sluice mcp` on stdio, and /mcp on a served
-gateway. Both hold the demo data, in a SQLite file of their own."""
+gateway. Both hold the demo data, in a SQLite file of their own. The `trusted_*` targets
+are the same, run by an operator who declared alice's MCP client trusted."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.mcp.support import SLUICE, Target, store_env
+from tests.mcp.support import SLUICE, TRUSTS_ALICE, Target, store_env
 from tests.served import serving
 from tests.stores import empty_store
 
@@ -51,4 +52,40 @@ def target(request: pytest.FixtureRequest) -> Target:
 def any_store(request: pytest.FixtureRequest) -> Target:
     """`target`, and a served gateway on Postgres too: for the paths that commit."""
     chosen: Target = request.getfixturevalue(f"{request.param}_target")
+    return chosen
+
+
+@pytest.fixture(scope="module")
+def trusted_stdio_target(tmp_path_factory: pytest.TempPathFactory) -> Target:
+    path = tmp_path_factory.mktemp("mcp") / "trusted-stdio.db"
+    return Target("stdio", _seeded(path) | TRUSTS_ALICE)
+
+
+@pytest.fixture(scope="module")
+def trusted_http_target(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Target]:
+    path = tmp_path_factory.mktemp("mcp") / "trusted-http.db"
+    env = store_env(f"sqlite://{path}") | TRUSTS_ALICE
+    with serving([SLUICE, "serve", "--demo"], env) as base:
+        yield Target("http", env, base)
+
+
+@pytest.fixture(scope="module")
+def trusted_postgres_target(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Target]:
+    with empty_store("postgres", tmp_path_factory.mktemp("mcp")) as url:
+        env = store_env(url) | TRUSTS_ALICE
+        with serving([SLUICE, "serve", "--demo"], env) as base:
+            yield Target("http", env, base)
+
+
+@pytest.fixture(params=["stdio", "http"])
+def trusted(request: pytest.FixtureRequest) -> Target:
+    """`target`, where the operator declared alice's MCP client trusted."""
+    chosen: Target = request.getfixturevalue(f"trusted_{request.param}_target")
+    return chosen
+
+
+@pytest.fixture(params=["stdio", "http", pytest.param("postgres", marks=pytest.mark.postgres)])
+def trusted_store(request: pytest.FixtureRequest) -> Target:
+    """`any_store`, where the operator declared alice's MCP client trusted."""
+    chosen: Target = request.getfixturevalue(f"trusted_{request.param}_target")
     return chosen

@@ -6,7 +6,7 @@ import json
 import os
 import sys
 from collections.abc import AsyncIterator, Callable
-from contextlib import asynccontextmanager
+from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass, field
 from decimal import Decimal
 from pathlib import Path
@@ -15,7 +15,7 @@ from typing import Any, Literal
 import anyio.to_thread
 import httpx2
 import mcp_types as types
-from mcp import Client, StdioServerParameters
+from mcp import Client, ClientSession, StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
 
 SLUICE = str(Path(sys.executable).parent / "sluice")
@@ -27,23 +27,41 @@ ERAS = ("legacy", "auto")
 
 @dataclass
 class Person:
-    """The human behind the client: answers each confirmation request as told."""
+    """The human behind the client, answering each question as told: a form is ticked and
+    accepted (or left unticked, declined, cancelled); a link (URL mode) is followed, doing
+    `visit` with its address, then accepted (or declined, cancelled). With no `visit`, a
+    client that accepts whatever it is asked, with no one looking."""
 
     answer: Answer = "accept"
-    asked: list[types.ElicitRequestFormParams] = field(default_factory=list)
+    asked: list[types.ElicitRequestParams] = field(default_factory=list)
     # Something that happens elsewhere while the person reads the first question.
     meanwhile: Callable[[], object] | None = None
+    # What the person does on the page a link opens (the console's review page).
+    visit: Callable[[str], object] | None = None
 
     async def __call__(self, context: Any, params: types.ElicitRequestParams) -> types.ElicitResult:
-        assert isinstance(params, types.ElicitRequestFormParams)
         self.asked.append(params)
         if self.meanwhile is not None and len(self.asked) == 1:
             await anyio.to_thread.run_sync(self.meanwhile)
+        if isinstance(params, types.ElicitRequestURLParams):
+            if self.answer in ("accept", "untick") and self.visit is not None:
+                visit, url = self.visit, params.url
+                await anyio.to_thread.run_sync(lambda: visit(url))
+            action = "accept" if self.answer == "untick" else self.answer
+            return types.ElicitResult(action=action)
         if self.answer == "accept":
             return types.ElicitResult(action="accept", content={"confirm": True})
         if self.answer == "untick":
             return types.ElicitResult(action="accept", content={"confirm": False})
         return types.ElicitResult(action=self.answer)
+
+    @property
+    def forms(self) -> list[types.ElicitRequestFormParams]:
+        return [p for p in self.asked if isinstance(p, types.ElicitRequestFormParams)]
+
+    @property
+    def links(self) -> list[types.ElicitRequestURLParams]:
+        return [p for p in self.asked if isinstance(p, types.ElicitRequestURLParams)]
 
 
 @dataclass(frozen=True)
@@ -63,8 +81,10 @@ async def connect(
     mode: str = "auto",
     person: Person | None = None,
     extra_args: tuple[str, ...] = (),
+    form_only: bool = False,
 ) -> AsyncIterator[Client]:
-    """A connected SDK client; with no `person`, it declares no elicitation support."""
+    """A connected SDK client; with no `person`, it declares no elicitation support; with
+    `form_only`, forms but no URL elicitation (a client of protocol 2025-06-18)."""
     if target.transport == "stdio":
         env = {k: v for k, v in target.env.items() if k != "SLUICE_API_KEY"}
         if key is not None:
@@ -75,8 +95,27 @@ async def connect(
         headers = {"Authorization": f"Bearer {key}"} if key else {}
         http = httpx2.AsyncClient(headers=headers, timeout=httpx2.Timeout(30, read=300))
         server = streamable_http_client(f"{target.base}/mcp", http_client=http)
-    async with Client(server, mode=mode, elicitation_callback=person) as client:
+    kind = FormOnlyClient if form_only else Client
+    async with kind(server, mode=mode, elicitation_callback=person) as client:
         yield client
+
+
+class FormOnlyClient(Client):
+    """The SDK's client, declaring form elicitation only, as clients did before URL mode."""
+
+    async def _build_session(self, exit_stack: AsyncExitStack) -> ClientSession:
+        session = await super()._build_session(exit_stack)
+        declared = session._build_capabilities
+
+        def forms_only(version: str) -> types.ClientCapabilities:
+            capabilities = declared(version)
+            if capabilities.elicitation is None:
+                return capabilities
+            form = types.ElicitationCapability(form=types.FormElicitationCapability())
+            return capabilities.model_copy(update={"elicitation": form})
+
+        session._build_capabilities = forms_only  # type: ignore[method-assign]
+        return session
 
 
 def body(result: types.CallToolResult) -> dict[str, Any]:
@@ -112,6 +151,9 @@ INITIALIZE = {
     },
 }
 AGENT_KEY = "sk-agent-demo-alice"
+# The operator's declaration that alice's MCP client shows her the questions it is asked.
+TRUSTED_CLIENTS = "SLUICE_MCP_TRUSTED_CLIENTS"
+TRUSTS_ALICE = {TRUSTED_CLIENTS: "alice"}
 HUMAN_KEY = "sk-demo-alice"
 
 

@@ -1,16 +1,18 @@
-"""Only a person confirms (P2, P3 through MCP): the seed's path commits exactly the preview
-the person accepted through elicitation, in either era of the protocol; anything else
-leaves the proposal pending or rejected, with nothing written."""
+"""Agents propose, people confirm, over MCP too (P2, P3 through MCP). By default the
+server's question is a link (URL-mode elicitation) to the console's review page of that run,
+where the person signs in with their own key: the client's answer to it confirms nothing,
+and the tool reports the proposal as it then stands. A client that cannot show a link gets
+the proposal and its review URL. A form whose acceptance commits is for a client the
+operator declared trusted, and a person's key only: test_trusted_form.py."""
 
 from __future__ import annotations
 
-import json
 from decimal import Decimal
 
 import pytest
 from mcp.shared.exceptions import MCPError
 
-from tests.mcp.routes import confirm_elsewhere, run_cli
+from tests.mcp.routes import confirm_elsewhere, confirm_on_review_page, run_cli
 from tests.mcp.support import (
     AGENT_KEY,
     ERAS,
@@ -27,10 +29,90 @@ from tests.mcp.support import (
 pytestmark = pytest.mark.asyncio
 
 
+def review_url(target: Target, run_id: str) -> str:
+    """The console's review page of a run: the served gateway's own, or `sluice mcp`'s
+    default --console-url."""
+    console = target.base if target.transport == "http" else "http://127.0.0.1:8000"
+    return f"{console}/#/proposals/{run_id}"
+
+
 @pytest.mark.parametrize("mode", ERAS)
-async def test_seed_path_commits_what_the_person_accepted(any_store: Target, mode: str) -> None:
+async def test_an_agent_key_answering_its_own_question_commits_nothing(
+    target: Target, mode: str
+) -> None:
+    """The agent's key, elicitation on (the default), and a client that accepts whatever it
+    is asked, with no one looking: the transfer waits for a person."""
+    client_itself = Person("accept")
+    async with connect(target, AGENT_KEY, mode=mode, person=client_itself) as client:
+        before = await balance(client)
+        source = transfer("6.50", f"self-confirmed {mode}")
+        done = body(
+            await client.call_tool("propose_program", {"language": "python", "source": source})
+        )
+        after = await balance(client)
+        status = body(await client.call_tool("proposal_status", {"id": done["id"]}))
+    assert done["status"] == "pending", done["outcome"]
+    assert done["confirmed_by"] is None and done["outcome"]["changed"] == "nothing"
+    assert status["status"] == "pending"
+    assert after == before
+    # It was never shown a form whose acceptance commits: only a link to the console.
+    assert client_itself.forms == []
+    [link] = client_itself.links
+    assert link.url == review_url(target, done["id"])
+
+
+@pytest.mark.parametrize("mode", ERAS)
+async def test_a_persons_key_is_asked_by_link_too_where_no_client_is_trusted(
+    target: Target, mode: str
+) -> None:
+    client_itself = Person("accept")
+    async with connect(target, HUMAN_KEY, mode=mode, person=client_itself) as client:
+        before = await balance(client)
+        source = transfer("1", f"human key {mode}")
+        done = body(
+            await client.call_tool("propose_program", {"language": "python", "source": source})
+        )
+        assert await balance(client) == before
+    assert done["status"] == "pending"
+    assert client_itself.forms == [] and len(client_itself.links) == 1
+
+
+@pytest.mark.parametrize("mode", ERAS)
+async def test_the_question_is_a_link_to_the_review_page_of_that_run(
+    target: Target, mode: str
+) -> None:
+    person = Person("cancel")
+    async with connect(target, AGENT_KEY, mode=mode, person=person) as client:
+        source = transfer("1.25", f"link {mode}")
+        pending = body(
+            await client.call_tool("propose_program", {"language": "python", "source": source})
+        )
+    [link] = person.asked
+    assert link.mode == "url"
+    assert link.url == review_url(target, pending["id"]) == pending["review_url"]
+    # Up to 2025-11-25 a link carries its own id; from 2026-07-28 its input request's key.
+    assert bool(link.elicitation_id) is (mode == "legacy")
+    # What the person will be asked to confirm, and that following the link decides nothing.
+    assert "would append 2 events, all or nothing" in link.message
+    assert "alice: TransferDebited, 1.25 EUR, counterparty bob" in link.message
+    assert f"Preview {pending['preview_hash'][:12]}" in link.message
+    assert "sign in with your own key" in link.message
+    assert "Accepting here opens the page; it confirms nothing." in link.message
+    assert pending["status"] == "pending"
+
+
+@pytest.mark.parametrize("mode", ERAS)
+async def test_a_person_who_confirms_on_the_review_page_commits_it(
+    any_store: Target, mode: str
+) -> None:
+    """The seed's path, with the person where the agent cannot answer for them: the link
+    opens the review page, they confirm there with their own key, and the tool reports the
+    committed outcome."""
     target = any_store
-    person = Person("accept")
+    confirmed: list[tuple[int, object]] = []
+    person = Person(
+        "accept", visit=lambda url: confirmed.append(confirm_on_review_page(target, url, HUMAN_KEY))
+    )
     async with connect(target, AGENT_KEY, mode=mode, person=person) as client:
         assert "- transfer [write]" in text(await client.call_tool("directory", {}))
         body(await client.call_tool("find_actions", {"names": ["transfer"]}))
@@ -41,59 +123,34 @@ async def test_seed_path_commits_what_the_person_accepted(any_store: Target, mod
         )
         after = await balance(client)
         status = body(await client.call_tool("proposal_status", {"id": done["id"]}))
+    [(code, outcome)] = confirmed
+    assert code in (200, 0), outcome
     assert after == before - Decimal("7.25")
     assert done["status"] == "committed" and done["confirmed_by"] == "alice"
     assert done["outcome"]["changed"] == 2
     assert [e["type"] for e in done["outcome"]["events"]] == ["TransferDebited", "TransferCredited"]
     assert status["status"] == "committed"
-    # The person was asked once, and shown the exact effects, the preview and where to review.
-    [asked] = person.asked
-    assert "would append 2 events, all or nothing" in asked.message
-    assert "alice: TransferDebited, 7.25 EUR, counterparty bob" in asked.message
-    assert "bob: TransferCredited, 7.25 EUR, counterparty alice" in asked.message
-    assert f"Preview {done['preview_hash'][:12]}" in asked.message
-    assert f"#/proposals/{done['id']}" in asked.message
-    assert asked.requested_schema["required"] == ["confirm"]
+    assert [link.url for link in person.links] == [review_url(target, done["id"])]
 
 
 @pytest.mark.parametrize("mode", ERAS)
-@pytest.mark.parametrize("answer", ["decline", "untick"])
-async def test_a_person_who_says_no_gets_nothing_written(
+@pytest.mark.parametrize("answer", ["accept", "decline", "cancel"])
+async def test_no_answer_to_the_link_decides_and_a_person_still_can(
     target: Target, mode: str, answer: str
 ) -> None:
-    person = Person(answer)  # type: ignore[arg-type]
-    async with connect(target, AGENT_KEY, mode=mode, person=person) as client:
+    async with connect(target, AGENT_KEY, mode=mode, person=Person(answer)) as client:  # type: ignore[arg-type]
         before = await balance(client)
-        source = transfer("3", f"{answer} {mode}")
-        done = body(
-            await client.call_tool("propose_program", {"language": "python", "source": source})
-        )
-        after = await balance(client)
-    assert len(person.asked) == 1
-    assert done["status"] == "rejected" and done["decided_by"] == "alice"
-    assert done["outcome"]["changed"] == "nothing"
-    assert after == before
-
-
-@pytest.mark.parametrize("mode", ERAS)
-async def test_a_cancelled_question_leaves_it_to_a_person_elsewhere(
-    target: Target, mode: str
-) -> None:
-    async with connect(target, AGENT_KEY, mode=mode, person=Person("cancel")) as client:
-        before = await balance(client)
-        source = transfer("2", f"cancel {mode}")
+        source = transfer("2", f"{answer} {mode}")
         pending = body(
             await client.call_tool("propose_program", {"language": "python", "source": source})
         )
-        assert pending["status"] == "pending"
+        assert pending["status"] == "pending" and pending["decided_by"] is None
         assert "A person confirms this exact preview" in pending["next"]
-        assert pending["review_url"].endswith(f"#/proposals/{pending['id']}")
+        assert pending["review_url"] == review_url(target, pending["id"])
         # The agent's own key cannot confirm it, by the console's route or the CLI.
-        refused, answer = confirm_elsewhere(
-            target, pending["id"], pending["preview_hash"], AGENT_KEY
-        )
-        assert refused in (403, 2), answer
-        assert "scope agent may propose but never confirm" in str(answer)
+        refused, said = confirm_elsewhere(target, pending["id"], pending["preview_hash"], AGENT_KEY)
+        assert refused in (403, 2), said
+        assert "scope agent may propose but never confirm" in str(said)
         assert await balance(client) == before
         # The person does, with their own key.
         status, outcome = confirm_elsewhere(
@@ -104,6 +161,27 @@ async def test_a_cancelled_question_leaves_it_to_a_person_elsewhere(
         assert await balance(client) == before - 2
         shown = body(await client.call_tool("proposal_status", {"id": pending["id"]}))
     assert shown["status"] == "committed" and shown["outcome"]["changed"] == 2
+
+
+@pytest.mark.parametrize("key", [AGENT_KEY, HUMAN_KEY], ids=["agent key", "human key"])
+async def test_a_client_without_links_gets_the_review_url_and_no_form(
+    target: Target, key: str
+) -> None:
+    """A client that shows forms but not links is shown nothing to accept: whoever answers
+    it, by default a form could be the agent's own answer."""
+    client_itself = Person("accept")
+    async with connect(target, key, person=client_itself, form_only=True) as client:
+        before = await balance(client)
+        pending = body(
+            await client.call_tool(
+                "propose_program", {"language": "python", "source": transfer("1", "form only")}
+            )
+        )
+        assert await balance(client) == before
+    assert client_itself.asked == []
+    assert pending["status"] == "pending"
+    assert pending["review_url"] == review_url(target, pending["id"])
+    assert f"`sluice confirm {pending['id']}`" in pending["next"]
 
 
 async def test_without_elicitation_a_proposal_waits_for_the_console(target: Target) -> None:
@@ -120,8 +198,7 @@ async def test_without_elicitation_a_proposal_waits_for_the_console(target: Targ
             "TransferCredited",
         ]
         assert await balance(client) == before
-    if target.transport == "http":
-        assert pending["review_url"] == f"{target.base}/#/proposals/{pending['id']}"
+    assert pending["review_url"] == review_url(target, pending["id"])
     status, outcome = confirm_elsewhere(target, pending["id"], pending["preview_hash"], HUMAN_KEY)
     assert status in (200, 0) and outcome["status"] == "committed"
 
@@ -139,36 +216,6 @@ async def test_no_elicitation_switch_never_asks(stdio_target: Target) -> None:
         )
         assert await balance(client) == before
     assert pending["status"] == "pending" and person.asked == []
-
-
-@pytest.mark.parametrize("mode", ERAS)
-async def test_a_preview_gone_stale_is_asked_about_again_fresh(
-    any_store: Target, mode: str
-) -> None:
-    """P3 through MCP: alice's account moves while she reads; nothing of the old preview is
-    written, she is shown the fresh one, and what commits is what she accepted last."""
-    target = any_store
-
-    def alice_pays_carla() -> None:
-        done = run_cli(target, "call", "transfer", "payer=alice", "payee=carla", "amount=1",
-                       "--as", "alice")  # fmt: skip
-        assert json.loads(done.stdout)["status"] == "committed", done.stdout
-
-    person = Person("accept", meanwhile=alice_pays_carla)
-    async with connect(target, AGENT_KEY, mode=mode, person=person) as client:
-        before = await balance(client)
-        source = transfer("2", f"stale {mode}") + 'get_balance(account="alice")\n'
-        done = body(
-            await client.call_tool("propose_program", {"language": "python", "source": source})
-        )
-        after = await balance(client)
-    first, second = person.asked
-    assert first.message != second.message
-    assert f"Preview {done['preview_hash'][:12]}" in second.message
-    assert f"Preview {done['preview_hash'][:12]}" not in first.message
-    assert done["status"] == "committed"
-    assert after == before - 3
-    assert done["outcome"]["result"] == str(after)
 
 
 async def test_a_key_revoked_mid_session_stops_at_its_next_call(target: Target) -> None:

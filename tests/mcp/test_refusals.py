@@ -60,6 +60,45 @@ async def test_refusals_are_tool_errors_and_change_nothing(
     assert after == before and person.asked == []
 
 
+PLAN_PAY_DAN = (
+    '{"steps": [{"tool": "transfer", "args": {"payer": "alice", "payee": "dan", "amount": 1}}]}'
+)
+
+
+@pytest.mark.asyncio
+async def test_a_use_cases_refusal_is_named_in_the_tool_error(target: Target) -> None:
+    """As the HTTP problem's `refusal`: the domain rule that refused, in kebab case, in the
+    error's structured content; its text still says the kind and the reason."""
+    async with connect(target, AGENT_KEY) as client:
+        before = await balance(client)
+        program = await client.call_tool(
+            "propose_program", {"language": "python", "source": transfer("1", "x", payee="dan")}
+        )
+        plan = await client.call_tool(
+            "propose_program", {"language": "plan", "source": PLAN_PAY_DAN}
+        )
+        after = await balance(client)
+    assert program.is_error and plan.is_error, (text(program), text(plan))
+    assert "refused: transfer: no account dan (line 1, column 1)" in text(program)
+    named = {
+        name: {k: (result.structured_content or {}).get(k) for k in ("kind", "error", "refusal")}
+        for name, result in (("program", program), ("plan", plan))
+    }
+    assert named == {
+        "program": {
+            "kind": "refused",
+            "error": "transfer: no account dan (line 1, column 1)",
+            "refusal": "account-not-found",
+        },
+        "plan": {
+            "kind": "refused",
+            "error": "transfer: no account dan (step 1)",
+            "refusal": "account-not-found",
+        },
+    }
+    assert after == before
+
+
 @pytest.mark.asyncio
 async def test_arguments_outside_the_tools_schema_are_refused(target: Target) -> None:
     async with connect(target, AGENT_KEY) as client:

@@ -1,7 +1,8 @@
 """A confirmation asked by one gateway process is answered on another (MCP 2026-07-28):
 the `requestState` the first process sealed opens on the second when both are given the
 same SLUICE_MCP_STATE_KEYS. With other keys the answer is refused, clearly, and nothing
-is written."""
+is written. The question is the form of a client the operator trusts, answered by alice
+with her own key: the one kind of answer that commits."""
 
 from __future__ import annotations
 
@@ -20,9 +21,9 @@ from mcp.shared.exceptions import MCPError
 
 from gateway.interfaces.mcp.state_keys import VARIABLE, StateKeysConfigError, request_state_security
 from tests.mcp.support import (
-    AGENT_KEY,
     HUMAN_KEY,
     SLUICE,
+    TRUSTS_ALICE,
     Person,
     Target,
     balance,
@@ -39,7 +40,7 @@ ACCEPT: dict[str, Any] = {"confirm": types.ElicitResult(action="accept", content
 @contextmanager
 def two_gateways(store: Path, first_keys: str, second_keys: str) -> Iterator[tuple[Target, Target]]:
     """Two `sluice serve` processes on one SQLite file, each with its own sealing keys."""
-    env = store_env(f"sqlite://{store}")
+    env = store_env(f"sqlite://{store}") | TRUSTS_ALICE
     first_env = {**env, "SLUICE_MCP_STATE_KEYS": first_keys}
     second_env = {**env, "SLUICE_MCP_STATE_KEYS": second_keys}
     with (
@@ -51,7 +52,7 @@ def two_gateways(store: Path, first_keys: str, second_keys: str) -> Iterator[tup
 
 async def ask_on(target: Target, arguments: dict[str, str]) -> types.InputRequiredResult:
     """Propose on `target` and keep the question it asks, unanswered."""
-    async with connect(target, AGENT_KEY, person=Person()) as client:
+    async with connect(target, HUMAN_KEY, person=Person()) as client:
         asked = await client.session.call_tool(
             "propose_program", arguments, allow_input_required=True
         )
@@ -72,7 +73,7 @@ async def test_a_confirmation_asked_on_one_process_commits_on_another(tmp_path: 
         before = await alice_balance(first)
         arguments = {"language": "python", "source": transfer("4.50", "across processes")}
         asked = await ask_on(first, arguments)
-        async with connect(second, AGENT_KEY, person=Person()) as client:
+        async with connect(second, HUMAN_KEY, person=Person()) as client:
             answered = await client.session.call_tool(
                 "propose_program",
                 arguments,
@@ -95,7 +96,7 @@ async def test_other_keys_refuse_the_answer_and_write_nothing(tmp_path: Path) ->
         before = await alice_balance(first)
         arguments = {"language": "python", "source": transfer("4.50", "other keys")}
         asked = await ask_on(first, arguments)
-        async with connect(second, AGENT_KEY, person=Person()) as client:
+        async with connect(second, HUMAN_KEY, person=Person()) as client:
             with pytest.raises(MCPError) as refused:
                 await client.session.call_tool(
                     "propose_program",

@@ -19,6 +19,7 @@ from typing import Any
 import pytest
 from hypothesis import given, note, settings
 from hypothesis import strategies as st
+from pydantic_core import to_jsonable_python
 
 from application.bank.queries import GetBalance, ListAccounts, Statement
 from application.principals import PrincipalView
@@ -201,9 +202,10 @@ class BothSides:
         *arguments: Any,
         principal: PrincipalView | None = None,
     ) -> Answer:
-        """What the read side answers, caught up with the log first (`consistent`)."""
+        """What the read side answers, caught up with the log first (`consistent`), as JSON."""
         try:
-            return "answered", ask(principal or self.auditor, *arguments, consistent=True)
+            answer = ask(principal or self.auditor, *arguments, consistent=True)
+            return "answered", to_jsonable_python(answer)
         except GatewayError as refused:
             return "refused", str(refused).removeprefix(f"{name}: ")
 

@@ -10,16 +10,13 @@ table.
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from collections.abc import Collection
+from typing import Any
 
 from application.permissions import AUDITORS
 from application.principals import PrincipalView
 from application.use_case import UseCase
 from domain.text import unprintable
-
-# How a decision on a proposal reaches the gateway: with the principal's own key, or as the
-# answer a person gave to the confirmation request their MCP client showed them.
-Channel = Literal["key", "elicitation"]
 
 # Use cases.
 
@@ -79,10 +76,19 @@ def ownership_denial(principal: PrincipalView, name: str, argument: str, account
 # Proposals and runs.
 
 
-def may_decide(principal: PrincipalView, channel: Channel = "key") -> bool:
-    """Agents propose, people decide (confirm or reject): a person's key may, and so may a
-    person's own answer to their MCP client's confirmation request, whatever the key's scope."""
-    return principal.decides or channel == "elicitation"
+def may_decide(principal: PrincipalView) -> bool:
+    """Agents propose, people decide (confirm or reject): a person's key."""
+    return principal.decides
+
+
+def may_decide_by_form(principal: PrincipalView, trusted: Collection[str]) -> bool:
+    """An answer to the form an MCP client shows decides only on a client the operator
+    declared trusted (its principal is in `trusted`), and only with a person's key.
+
+    Whoever holds the key answers its client's questions: with an agent's key that may be
+    the agent itself, so no setting lets it decide. Elsewhere the question is a link to the
+    web console, where the person decides with their own key."""
+    return may_decide(principal) and principal.name in trusted
 
 
 def may_decide_run(principal: PrincipalView, owner: str) -> bool:

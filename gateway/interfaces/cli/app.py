@@ -22,11 +22,13 @@ from gateway.bootstrap import Sluice
 from gateway.core.catalog import UnknownUseCaseError
 from gateway.core.errors import GatewayError
 from gateway.core.policy.caps import CapsConfigError
+from gateway.core.policy.trusted_clients import TrustedClientsConfigError
 from gateway.core.program.pool_settings import PoolConfigError
 from gateway.demo import demo_agent_keys, demo_keys, seed
 from gateway.interfaces.cli.flow import decide, submit
 from gateway.interfaces.cli.operate import audit_app, events, export, project, replay
 from gateway.interfaces.cli.render import as_json, show_outcome
+from gateway.interfaces.cli.report import RunReport
 
 app = typer.Typer(
     name="sluice",
@@ -58,7 +60,12 @@ AsOption = Annotated[
 def _open() -> Sluice:
     try:
         return Sluice()
-    except (StoreConfigError, CapsConfigError, PoolConfigError) as error:
+    except (
+        StoreConfigError,
+        CapsConfigError,
+        PoolConfigError,
+        TrustedClientsConfigError,
+    ) as error:
         _usage_error(str(error))
 
 
@@ -68,6 +75,16 @@ def log_level() -> int:
         return logs.level_from_env()
     except logs.LogConfigError as error:
         _usage_error(str(error))
+
+
+def _check_agent_settings() -> None:
+    """A bad SLUICE_LLM_* value is a usage error naming it, before anything is opened; no
+    model at all is not: everything but the agent works without one."""
+    from gateway.agent.config import AgentConfig
+
+    invalid = AgentConfig.from_env().invalid()
+    if invalid is not None:
+        _usage_error(invalid)
 
 
 def _usage_error(message: str) -> NoReturn:
@@ -113,7 +130,8 @@ def actions(names: Annotated[list[str], typer.Argument(help="Use case names.")])
             sheets = sluice.catalog.sheets(names)
         except UnknownUseCaseError as error:
             _usage_error(f"{error}; the use cases are {', '.join(sluice.catalog.names)}")
-        typer.echo(json.dumps(sheets, indent=2, ensure_ascii=False))
+        shown = [sheet.model_dump(mode="json") for sheet in sheets]
+        typer.echo(json.dumps(shown, indent=2, ensure_ascii=False))
 
 
 @app.command()
@@ -140,11 +158,7 @@ def run(  # noqa: PLR0917 (typer maps each parameter to an option)
         outcome = submit(
             sluice.gateway, principal, language, source, console=human, yes=yes, err=json_out
         )
-    if json_out:
-        typer.echo(as_json(outcome))
-    else:
-        show_outcome(human, outcome)
-    raise typer.Exit(0 if outcome["status"] == "committed" else 1)
+    _report(outcome, human, json_out=json_out)
 
 
 @app.command()
@@ -165,16 +179,21 @@ def confirm(
         except GatewayError as refused:
             _usage_error(str(refused))
         if proposal.status != "pending":
-            outcome = proposal.outcome.model_dump(mode="json")
+            outcome = RunReport.of(proposal.outcome, run_id=proposal.outcome.run_id)
         else:
             outcome = decide(
                 sluice.gateway, principal, proposal, console=human, yes=yes, err=json_out
             )
+    _report(outcome, human, json_out=json_out)
+
+
+def _report(outcome: RunReport, human: Console, *, json_out: bool) -> NoReturn:
+    """Print what became of the program (one JSON object with --json); exit 0 if committed."""
     if json_out:
-        typer.echo(as_json(outcome))
+        typer.echo(as_json(outcome.model_dump(mode="json")))
     else:
         show_outcome(human, outcome)
-    raise typer.Exit(0 if outcome["status"] == "committed" else 1)
+    raise typer.Exit(0 if outcome.status == "committed" else 1)
 
 
 @app.command()
@@ -295,6 +314,7 @@ def serve(
     from gateway.interfaces.mcp.state_keys import StateKeysConfigError
 
     level = log_level()
+    _check_agent_settings()
     logs.install(level)  # from the start: opening the store may log already
     with _open() as sluice:
         sluice.projected_elsewhere = not projector
@@ -333,8 +353,9 @@ def mcp(
         bool,
         typer.Option(
             "--elicitation/--no-elicitation",
-            help="Ask the person through the MCP client to accept each preview; without it, "
-            "they confirm in the web console or with `sluice confirm`.",
+            help="Send the person the web console's review page of each proposal through "
+            "the MCP client (a form, on a client SLUICE_MCP_TRUSTED_CLIENTS names); without "
+            "it, they find it there or use `sluice confirm`.",
         ),
     ] = True,
 ) -> None:
@@ -366,6 +387,7 @@ def chat(key: KeyOption = None, as_: AsOption = None) -> None:
     """Talk to the agent: it writes programs; you read each preview and confirm."""
     from gateway.interfaces.cli.chat import interactive_chat
 
+    _check_agent_settings()
     with _open() as sluice:
         status = interactive_chat(sluice, _principal(sluice, key, as_), console=Console())
     raise typer.Exit(status)

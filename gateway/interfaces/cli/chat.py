@@ -1,7 +1,9 @@
 """`sluice chat`: talk to the agent; it writes programs, you read their previews and confirm.
 
-The agent proposes; only this terminal's answer confirms. The reply after a decided run is
-the answerer's, checked by the code, and the gateway's own outcome is shown above it.
+The agent proposes; only this terminal's answer confirms. The answer after a decided run
+is shown part by part, each labelled with whose it is: `sluice>` the code's facts of the run,
+quoted data with its author (`memo by mallory: “…”`), `agent>` the model's words that the
+code let stand; what it withheld is counted, with the reasons, never shown as the answer.
 """
 
 from __future__ import annotations
@@ -19,7 +21,16 @@ from gateway.agent import Agent
 from gateway.bootstrap import Sluice
 from gateway.core.errors import GatewayError, StaleProposalError
 from gateway.core.policy.decisions import may_decide
-from gateway.interfaces.cli.render import framed, show_handoff, show_outcome, show_preview, shown
+from gateway.core.results import Proposal
+from gateway.interfaces.cli.render import (
+    framed,
+    said,
+    show_handoff,
+    show_outcome,
+    show_preview,
+    shown,
+)
+from gateway.interfaces.cli.report import RunReport
 
 GREETING = """Sluice agent, acting as {principal} ({role}). Store: {where}
 Ask in plain words. Every change is shown first and waits for your `y`.
@@ -78,30 +89,36 @@ def _show_turn(
     read: ReadLine,
 ) -> None:
     kind = turn["kind"]
+    if kind == "answer" and turn.get("answer"):
+        _show_parts(turn["answer"], console)
+        return
     if kind in ("question", "answer"):
         _say(console, turn["text"])
         return
     if kind == "refused":
-        console.print("[bold red]The agent's programs failed their checks; nothing ran:[/]")
+        unusable = any(a.get("stage") == "reply" for a in turn["attempts"][-1:])
+        said = " gave no usable reply" if unusable else "'s programs failed their checks"
+        console.print(f"[bold red]The agent{said}; nothing ran:[/]")
         for error in turn["errors"]:
             console.print(Text("  ").append(shown(error)), highlight=False)
         return
     _say(console, turn["explanation"] or "Here is a program.")
     console.print(framed("The agent's program", turn["program"]["source"]))
-    proposal = turn["proposal"]
-    if proposal["status"] == "pending":
+    # The agent's turn is JSON; its proposal is the gateway's, read back as one.
+    proposal = Proposal.model_validate(turn["proposal"])
+    if proposal.status == "pending":
         _decide(sluice, principal, proposal, console=console, read=read)
         conversation = agent.conversation(principal, turn["conversation_id"])
         turn = conversation["turns"][turn["turn"] - 1]
-    elif proposal["status"] == "committed":
-        show_preview(console, proposal["preview"])
+    elif proposal.status == "committed":
+        show_preview(console, proposal.preview)
     _show_answer(turn, console)
 
 
 def _decide(
     sluice: Sluice,
     principal: PrincipalView,
-    proposal: dict[str, Any],
+    proposal: Proposal,
     *,
     console: Console,
     read: ReadLine,
@@ -112,43 +129,57 @@ def _decide(
         show_handoff(console, proposal)
         return
     while True:
-        show_preview(console, proposal["preview"])
-        count = len(proposal["preview"]["events"])
+        show_preview(console, proposal.preview)
+        count = len(proposal.preview.events)
         try:
             answer = read(f"Commit these {count} events? {escape('[y/N]')} ").strip().lower()
         except EOFError:
             answer = ""
         try:
             if answer not in ("y", "yes"):
-                gateway.reject(principal, proposal["id"])
+                gateway.reject(principal, proposal.id)
                 return
-            gateway.confirm(principal, proposal["id"], proposal["preview_hash"])
+            gateway.confirm(principal, proposal.id, proposal.preview_hash)
             return
         except StaleProposalError as stale:
             console.print(shown(stale, "yellow"), highlight=False)
             if stale.fresh is None:
                 return
-            proposal = stale.fresh.model_dump(mode="json")
+            proposal = stale.fresh
         except GatewayError as refused:
             console.print(shown(refused, "yellow"), highlight=False)
             return
 
 
 def _show_answer(turn: dict[str, Any], console: Console) -> None:
+    answer = turn.get("answer")
+    if answer:
+        _show_parts(answer, console)  # its facts state the outcome, in the code's words
+        return
     outcome = turn.get("outcome")
     if outcome:
         status = SHOWN_STATUS.get(outcome["status"], outcome["status"])
-        show_outcome(console, {**outcome, "status": status})
-    answer = turn.get("answer")
-    if answer:
-        _say(console, answer["text"])
-        if answer["corrected"]:
-            console.print(
-                "[yellow](The model's reply contradicted the outcome above; the outcome "
-                "stands, and this reply is the code's own.)[/]"
-            )
-    elif turn.get("answer_error"):
+        show_outcome(console, RunReport.model_validate({**outcome, "status": status}))
+    if turn.get("answer_error"):
         console.print(shown(f"(no reply from the model: {turn['answer_error']})", "yellow"))
+
+
+def _show_parts(answer: dict[str, Any], console: Console) -> None:
+    """Each part beside the label of whose it is; quoted data set in the label's column."""
+    for part in answer["parts"]:
+        if part["kind"] == "facts":
+            console.print(said("sluice>", "bold green", part["text"]), highlight=False)
+        elif part["kind"] == "quoted":
+            label = f"  {part['what']} by {part['author']}:"
+            console.print(said(label, "dim", f"“{part['text']}”", "italic"), highlight=False)
+        else:
+            _say(console, part["text"])
+    withheld = answer.get("withheld") or []
+    if withheld:
+        count = f"{len(withheld)} sentence{'s' if len(withheld) > 1 else ''}"
+        reasons = "; ".join(dict.fromkeys(item["reason"] for item in withheld))
+        note = f"(Sluice withheld {count} of the model's reply: {reasons}.)"
+        console.print(shown(note, "yellow"), highlight=False)
 
 
 def _say(console: Console, text: str) -> None:

@@ -31,6 +31,7 @@ from domain.errors import AccountNotFoundError
 from gateway import logs
 from gateway.bootstrap import Sluice
 from gateway.core.policy.caps import CapsConfigError
+from gateway.core.policy.trusted_clients import TrustedClientsConfigError
 from gateway.core.program.pool_settings import PoolConfigError
 from gateway.interfaces.cli.render import PRINTED_TITLE, framed, said, shown
 
@@ -48,7 +49,12 @@ def _open(*, whole_log: bool = False) -> Sluice:
         os.environ.setdefault("POSTGRES_STATEMENT_TIMEOUT", "0")
     try:
         return Sluice()
-    except (StoreConfigError, CapsConfigError, PoolConfigError) as error:
+    except (
+        StoreConfigError,
+        CapsConfigError,
+        PoolConfigError,
+        TrustedClientsConfigError,
+    ) as error:
         _fail(str(error), 2)
 
 

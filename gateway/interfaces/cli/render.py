@@ -18,6 +18,8 @@ from rich.table import Table
 from rich.text import Text
 
 from application.inert_text import inert, inert_json
+from gateway.core.results import Preview, Proposal
+from gateway.interfaces.cli.report import RunReport
 
 PRINTED_TITLE = "Printed by the program (its own text, not Sluice's)"
 
@@ -49,55 +51,54 @@ def framed(title: str, text: str) -> RenderableType:
     )
 
 
-def show_preview(console: Console, preview: dict[str, Any]) -> None:
+def show_preview(console: Console, preview: Preview) -> None:
     """A preview as the gateway reports it: events, printed output, result, caps used."""
-    events = preview.get("events", [])
-    if events:
-        table = Table(title=f"The program would append {len(events)} events", title_justify="left")
+    if preview.events:
+        count = len(preview.events)
+        table = Table(title=f"The program would append {count} events", title_justify="left")
         for column in ("#", "account", "event", "amount", "counterparty", "memo"):
             table.add_column(column, overflow="fold")  # a person reads all of each value
-        for number, event in enumerate(events, 1):
-            data = event["data"]
+        for number, event in enumerate(preview.events, 1):
             cells = (
                 number,
-                event["account"],
-                event["type"],
-                data.get("amount", ""),
-                data.get("counterparty", ""),
-                data.get("memo", ""),
+                event.account,
+                event.type,
+                event.data.get("amount", ""),
+                event.data.get("counterparty", ""),
+                event.data.get("memo", ""),
             )
             table.add_row(*(shown(cell) for cell in cells))
         console.print(table)
     else:
         console.print("The program changes nothing.")
-    if preview.get("output"):
-        console.print(framed(PRINTED_TITLE, preview["output"]))
-    console.print(said("Result:", "bold", as_json(preview.get("result"))), highlight=False)
+    if preview.output:
+        console.print(framed(PRINTED_TITLE, preview.output))
+    console.print(said("Result:", "bold", as_json(preview.result)), highlight=False)
     used = [
         f"{name} {cap['used']} of {cap['limit']}"
-        for name, cap in preview.get("caps", {}).items()
+        for name, cap in preview.caps.items()
         if cap.get("limit") is not None
     ]
     if used:
         console.print(said("Caps used:", "bold", ", ".join(used)), highlight=False)
 
 
-def show_handoff(console: Console, proposal: dict[str, Any]) -> None:
+def show_handoff(console: Console, proposal: Proposal) -> None:
     """An agent key's proposal: its preview, and who may confirm it, and where."""
-    show_preview(console, proposal["preview"])
+    show_preview(console, proposal.preview)
     console.print(
-        f"Proposal {proposal['id']} waits for a person: this key has scope agent, so it may "
-        f"propose but not confirm. Confirm it with `sluice confirm {proposal['id']}` and a "
+        f"Proposal {proposal.id} waits for a person: this key has scope agent, so it may "
+        f"propose but not confirm. Confirm it with `sluice confirm {proposal.id}` and a "
         "human key, or in the web console.",
         highlight=False,
         markup=False,
     )
 
 
-def show_outcome(console: Console, outcome: dict[str, Any]) -> None:
-    status = outcome["status"]
+def show_outcome(console: Console, outcome: RunReport) -> None:
+    status = outcome.status
     if status == "committed":
-        changed = outcome["changed"]
+        changed = outcome.changed
         console.print(
             "[bold green]Committed[/]: "
             + ("nothing to write." if changed == "nothing" else f"{changed} events appended.")
@@ -107,7 +108,7 @@ def show_outcome(console: Console, outcome: dict[str, Any]) -> None:
     elif status == "pending":
         console.print("[bold yellow]Pending[/]: nothing is written until a person confirms.")
     else:
-        error = f"{outcome['error']}; nothing was written."
+        error = f"{outcome.error}; nothing was written."
         console.print(said("Failed:", "bold red", error), highlight=False)
 
 

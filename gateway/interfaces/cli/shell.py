@@ -7,6 +7,7 @@ from rich.console import Console
 from application.principals import PrincipalView
 from gateway.bootstrap import Sluice
 from gateway.core.errors import GatewayError
+from gateway.core.read_side import ReadSide
 from gateway.interfaces.cli.flow import submit
 from gateway.interfaces.cli.render import show_outcome, shown
 
@@ -52,12 +53,10 @@ def _read_program(console: Console) -> str | None:
 
 def _show_balances(sluice: Sluice, principal: PrincipalView, console: Console) -> None:
     try:
-        outcome = sluice.gateway.call(principal, "list_accounts", {})
+        accounts = ReadSide(sluice.gateway).accounts(principal)
     except GatewayError as refused:
         console.print(shown(refused))
         return
-    for view in outcome.result:
-        line = (
-            f"  {view['account']:<12} {view['owner']:<12} {view['balance']:>10}  {view['status']}"
-        )
+    for view in accounts:
+        line = f"  {view.account:<12} {view.owner:<12} {view.balance:>10}  {view.status}"
         console.print(shown(line), highlight=False)

@@ -56,7 +56,8 @@ def idempotent(
     if answered is not None:
         return answered
 
-    def record(body: dict[str, Any]) -> IdempotentRequest:
+    def record(answer: Outcome) -> IdempotentRequest:
+        body = answer.model_dump(mode="json")
         return IdempotentRequest(
             principal=principal.name, key=key, request_hash=fingerprint, status=200, body=body
         )

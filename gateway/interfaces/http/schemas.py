@@ -1,7 +1,8 @@
 """Request and response shapes, for validation and for the OpenAPI document (with examples).
 
-The gateway's results (proposal, preview, outcome, call and event records) are defined in
-gateway.core.results and named here again for the routes."""
+The gateway's results (proposal, preview, outcome, call and event records, run stories,
+sheets) are defined in gateway.core.results and named here again for the routes; accounts
+and statement entries are the bank use cases' own results, with examples."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from application.bank import results as bank
 from gateway.core.results import (
     HASH_EXAMPLE,
     CallRecord,
@@ -18,6 +20,7 @@ from gateway.core.results import (
     Preview,
     Proposal,
     RunStory,
+    Sheet,
     StaleConfirmation,
 )
 from gateway.core.text_fields import MAX_REQUEST
@@ -67,9 +70,10 @@ class ConfirmRequest(BaseModel):
     )
 
 
-class AccountView(Shape):
+class AccountView(bank.AccountView):
+    """An account and its balance: what `list_accounts` answers (money as exact text)."""
+
     model_config = ConfigDict(
-        extra="allow",
         json_schema_extra={
             "examples": [
                 {"account": "alice", "owner": "Alice", "balance": "88.00", "currency": "EUR",
@@ -77,16 +81,12 @@ class AccountView(Shape):
             ]
         },
     )  # fmt: skip
-    account: str
-    owner: str
-    balance: str = Field(description="Euros, two decimals, as text.")
-    currency: str
-    status: Literal["open", "closed"]
 
 
-class StatementEntry(Shape):
+class StatementEntry(bank.StatementEntry):
+    """One movement on an account: what `statement` answers (money as exact text)."""
+
     model_config = ConfigDict(
-        extra="allow",
         json_schema_extra={
             "examples": [
                 {"version": 2, "kind": "transfer_in", "amount": "12.00", "balance": "12.00",
@@ -95,13 +95,6 @@ class StatementEntry(Shape):
             ]
         },
     )  # fmt: skip
-    version: int
-    kind: str
-    amount: str
-    balance: str
-    counterparty: str | None
-    memo: str
-    timestamp: str
 
 
 class HealthCheck(Shape):
@@ -195,18 +188,10 @@ class StaleProblem(Problem):
     )
 
 
-class Sheet(Shape):
-    """A use case's sheet: what it does and the JSON Schemas of its parameters and result."""
-
-    name: str
-    description: str
-    kind: Literal["read", "write"]
-    parameters: dict[str, Any] = Field(description="JSON Schema of the arguments.")
-    returns: dict[str, Any] = Field(description="JSON Schema of the result.")
-
-
 class PlanSchema(Shape):
     """A JSON Schema (draft 2020-12) that a plan must satisfy."""
+
+    # A JSON Schema document is free JSON: any key is allowed (Shape's extra="allow").
 
 
 def problem_response(description: str, model: type[Problem] = Problem) -> dict[str, Any]:

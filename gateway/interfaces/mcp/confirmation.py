@@ -1,18 +1,27 @@
-"""Asking the person behind an MCP client to accept one exact preview.
+"""Asking the person behind an MCP client to review one exact preview.
+
+Two kinds of question. By default a link (URL-mode elicitation) to the web console's review
+page of that run, where the person signs in with their own key and decides: the client's
+answer to a link only says whether it was opened, so it decides nothing. On a client the
+operator trusts, with a person's key, a form whose acceptance commits that preview.
 
 Two eras of the protocol ask differently: up to 2025-11-25 the server sends an
 `elicitation/create` request mid-call; from 2026-07-28 the tool returns an
-`InputRequiredResult` and the client calls again with the answer. Both carry the same form.
+`InputRequiredResult` and the client calls again with the answer. Both carry the same
+question.
 """
 
 from __future__ import annotations
 
 import json
+import secrets
+from typing import Literal
 
 from mcp_types import (
     ClientCapabilities,
     ElicitRequest,
     ElicitRequestFormParams,
+    ElicitRequestURLParams,
     ElicitResult,
     InputRequiredResult,
 )
@@ -26,6 +35,13 @@ INPUT_REQUIRED_VERSION = "2026-07-28"
 QUESTION = "confirm"
 # How each line the program printed starts in the question: no line of the gateway's does.
 QUOTE = "  | "
+# A question whose answer decides (a form), or one that sends the person to the console.
+Kind = Literal["form", "url"]
+FORM_CLOSING = "Tick the box and accept to commit exactly these events; decline to discard them."
+LINK_CLOSING = (
+    "Open the link, sign in with your own key, and confirm or reject it there. "
+    "Accepting here opens the page; it confirms nothing."
+)
 
 
 def asks_by_result(protocol_version: str | None) -> bool:
@@ -34,17 +50,40 @@ def asks_by_result(protocol_version: str | None) -> bool:
     )
 
 
-def can_ask(capabilities: ClientCapabilities | None) -> bool:
-    """True when the client declared form elicitation (a bare `elicitation: {}` counts)."""
+def can_ask(kind: Kind, capabilities: ClientCapabilities | None) -> bool:
+    """True when the client declared this kind of elicitation (a bare `elicitation: {}`
+    declares forms only, as before URL mode existed)."""
     elicitation = capabilities.elicitation if capabilities is not None else None
-    return elicitation is not None and (elicitation.form is not None or elicitation.url is None)
+    if elicitation is None:
+        return False
+    if kind == "url":
+        return elicitation.url is not None
+    return elicitation.form is not None or elicitation.url is None
+
+
+def link(proposal: Proposal, review_url: str) -> ElicitRequestURLParams:
+    """The question by default: the effects in words, and the console's review page."""
+    return ElicitRequestURLParams(
+        mode="url",
+        message=describe(proposal, review_url, LINK_CLOSING),
+        url=review_url,
+        # Unique to this question; the client treats it as opaque.
+        elicitation_id=f"{proposal.id}.{secrets.token_urlsafe(8)}",
+    )
+
+
+def question(
+    kind: Kind, proposal: Proposal, review_url: str
+) -> ElicitRequestFormParams | ElicitRequestURLParams:
+    return form(proposal, review_url) if kind == "form" else link(proposal, review_url)
 
 
 def form(proposal: Proposal, review_url: str) -> ElicitRequestFormParams:
-    """The question: the effects in words, and one box to tick to commit exactly them."""
+    """The question on a trusted client: the effects in words, and one box to tick to
+    commit exactly them."""
     count = len(proposal.preview.events)
     return ElicitRequestFormParams(
-        message=describe(proposal, review_url),
+        message=describe(proposal, review_url, FORM_CLOSING),
         requested_schema={
             "type": "object",
             "properties": {
@@ -63,22 +102,25 @@ def form(proposal: Proposal, review_url: str) -> ElicitRequestFormParams:
     )
 
 
-def input_required(proposal: Proposal, review_url: str) -> InputRequiredResult:
-    """The 2026-07-28 way to ask; `request_state` names the proposal and the preview shown."""
-    state = json.dumps({"run": proposal.id, "preview_hash": proposal.preview_hash})
+def input_required(kind: Kind, proposal: Proposal, review_url: str) -> InputRequiredResult:
+    """The 2026-07-28 way to ask; `request_state` names the proposal, the preview shown and
+    the kind of question (sealed by the SDK: the client can neither read nor alter it)."""
+    state = json.dumps({"run": proposal.id, "preview_hash": proposal.preview_hash, "kind": kind})
     return InputRequiredResult(
-        input_requests={QUESTION: ElicitRequest(params=form(proposal, review_url))},
+        input_requests={QUESTION: ElicitRequest(params=question(kind, proposal, review_url))},
         request_state=state,
     )
 
 
-def shown(request_state: str) -> tuple[str, str]:
-    """(run id, preview hash) of the question asked in the previous round."""
+def shown(request_state: str) -> tuple[str, str, Kind]:
+    """(run id, preview hash, kind of question) asked in the previous round."""
     try:
         state = json.loads(request_state)
-        return str(state["run"]), str(state["preview_hash"])
+        run, preview_hash = str(state["run"]), str(state["preview_hash"])
     except (ValueError, KeyError, TypeError):
         raise ValueError("request_state does not name a proposal this server asked about") from None
+    # Only a question this server asked as a form is answered as one.
+    return run, preview_hash, "form" if state.get("kind") == "form" else "url"
 
 
 def accepted(answer: ElicitResult | None) -> bool | None:
@@ -90,7 +132,7 @@ def accepted(answer: ElicitResult | None) -> bool | None:
     return bool((answer.content or {}).get(QUESTION) is True)
 
 
-def describe(proposal: Proposal, review_url: str) -> str:
+def describe(proposal: Proposal, review_url: str, closing: str) -> str:
     """The preview as a person reads it, before deciding.
 
     Every value is inert (control characters written as escapes), and what the program
@@ -125,5 +167,5 @@ def describe(proposal: Proposal, review_url: str) -> str:
         f"expires {proposal.expires_at}."
     )
     lines.append(f"Review it in the web console: {review_url}")
-    lines.append("Tick the box and accept to commit exactly these events; decline to discard them.")
+    lines.append(closing)
     return "\n".join(lines)

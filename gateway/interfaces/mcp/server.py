@@ -2,12 +2,15 @@
 
 Who asks is decided per call by `who` (the stdio key, or the HTTP Bearer header), so a
 revoked key stops working at its next call. Every gateway call runs in a worker thread:
-the store and the sandbox never block the event loop.
+the store and the sandbox never block the event loop. A refusal is a tool error whose text
+names its kind and reason, and whose structured content is the refusal's JSON: `kind`,
+`error`, and `refusal` (the domain rule, as HTTP problems name it) when a use case refused.
 """
 
 from __future__ import annotations
 
 import json
+import logging
 from collections.abc import Callable, Iterable
 from typing import Annotated, Any, Literal, TypeVar
 
@@ -28,12 +31,12 @@ from mcp_types import (
     TextContent,
     ToolAnnotations,
 )
-from pydantic import AnyUrl, Field
+from pydantic import AnyUrl, BaseModel, Field
 
 from application.principals import PrincipalView
 from gateway.core.errors import GatewayError, StaleProposalError
 from gateway.core.facade import Gateway
-from gateway.core.results import Proposal
+from gateway.core.results import Proposal, Sheet
 from gateway.interfaces.mcp import confirmation, state_keys
 
 # Who asks, for one request; raises GatewayError("unauthenticated", ...) for a bad key.
@@ -45,18 +48,39 @@ SHEET_PREFIX = "sluice://sheets/"
 INSTRUCTIONS = (
     "Sluice runs business use cases behind a gateway. Read `directory`, fetch the sheets of "
     "the use cases you need with `find_actions`, then write ONE program that does the whole "
-    "job and send it to `propose_program`. Nothing is written until a person accepts the "
-    "exact preview; a read-only program completes at once."
+    "job and send it to `propose_program`. A read-only program completes at once. Nothing "
+    "else is written until a person confirms the exact preview with their own key, in the "
+    "web console (the server sends them its review page) or with `sluice confirm`; poll "
+    "`proposal_status` for the outcome."
 )
 READ_ONLY = ToolAnnotations(
     read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=False
 )
-# Proposing records a proposal and may commit once a person accepts its preview: not
+# Proposing records a proposal and may commit once a person confirms its preview: not
 # read-only, not destructive by itself (the events only add to the log), not idempotent.
 PROPOSES = ToolAnnotations(
     read_only_hint=False, destructive_hint=False, idempotent_hint=False, open_world_hint=False
 )
 T = TypeVar("T")
+logger = logging.getLogger(__name__)
+
+
+class Sheets(BaseModel):
+    """What find_actions answers."""
+
+    sheets: list[Sheet]
+
+
+def _absent(value: object) -> bool:
+    return value is None
+
+
+class ShownProposal(Proposal):
+    """A proposal as the tools answer it: where a person reviews it, and, while it waits,
+    what comes next."""
+
+    review_url: str
+    next: str | None = Field(default=None, exclude_if=_absent)
 
 
 class SluiceMCP(MCPServer):
@@ -118,16 +142,18 @@ class SluiceMCP(MCPServer):
         ) -> CallToolResult:
             principal = await self._principal(ctx)
             sheets = await self._gateway(self.gateway.sheets, principal, names)
-            return _result({"sheets": sheets})
+            return _result(Sheets(sheets=sheets))
 
         @self.tool(
             title="Propose a program",
             description=(
                 "Check a whole program (language python, or plan for a JSON plan) and preview "
                 "every event it would append. A read-only program completes at once. A "
-                "program that writes waits for a person: the server asks them to accept the "
-                "exact preview when the client supports elicitation; otherwise they confirm "
-                "it in the web console (review_url) or with `sluice confirm`."
+                "program that writes waits for a person: the server sends them the web "
+                "console's review page (review_url) when the client supports URL "
+                "elicitation, and they confirm it there with their own key, or with `sluice "
+                "confirm`; the answer is the proposal as it then stands. A client the "
+                "operator declared trusted asks a person's key with a form instead."
             ),
             annotations=PROPOSES,
         )
@@ -157,21 +183,61 @@ class SluiceMCP(MCPServer):
         principal = await self._principal(ctx)
         by_result = confirmation.asks_by_result(ctx.protocol_version)
         if by_result and ctx.request_state is not None:
-            # The second round: the person's answer to the preview asked about before.
+            # The second round: the answer to the question asked before.
             try:
-                run_id, preview_hash = confirmation.shown(ctx.request_state)
+                run_id, preview_hash, kind = confirmation.shown(ctx.request_state)
             except ValueError as error:
-                raise ToolError(f"bad-request: {error}") from None
+                raise _RefusedError(GatewayError("bad-request", str(error))) from None
+            if kind == "url":
+                return await self._current(principal, run_id, ctx)
             answer = (ctx.input_responses or {}).get(confirmation.QUESTION)
             if answer is not None and not isinstance(answer, ElicitResult):
-                raise ToolError("bad-request: the answer to the confirmation is not a form")
+                raise _RefusedError(
+                    GatewayError("bad-request", "the answer to the confirmation is not a form")
+                )
             return await self._settle(principal, run_id, preview_hash, answer, ctx)
         proposal = await self._gateway(self.gateway.propose, principal, language, source)
-        if proposal.status != "pending" or not self._asks(ctx):
+        asked = self._question(principal, proposal, ctx)
+        if asked is None:
             return _result(self._shown(proposal, ctx))
         if by_result:
-            return confirmation.input_required(proposal, self._review_url(proposal, ctx))
+            return confirmation.input_required(asked, proposal, self._review_url(proposal, ctx))
+        if asked == "url":
+            return await self._send_to_console(principal, proposal, ctx)
         return await self._ask_now(principal, proposal, ctx)
+
+    def _question(
+        self, principal: PrincipalView, proposal: Proposal, ctx: Context[Any, Any]
+    ) -> confirmation.Kind | None:
+        """How to ask about a pending proposal: a form only where the policy lets its answer
+        decide (`confirms_by_form`), else a link to the console; None: not at all."""
+        capabilities = ctx.client_capabilities
+        if proposal.status != "pending" or not self.elicit:
+            return None
+        if self.gateway.confirms_by_form(principal) and confirmation.can_ask("form", capabilities):
+            return "form"
+        return "url" if confirmation.can_ask("url", capabilities) else None
+
+    async def _send_to_console(
+        self, principal: PrincipalView, proposal: Proposal, ctx: Context[Any, Any]
+    ) -> CallToolResult:
+        """Up to 2025-11-25: send the person the review page mid-call. Their client's answer
+        says only whether it was opened, so it decides nothing: the tool reports the
+        proposal as it stands once they are back (committed, if they confirmed)."""
+        question = confirmation.link(proposal, self._review_url(proposal, ctx))
+        await ctx.session.elicit_url(
+            message=question.message,
+            url=question.url,
+            elicitation_id=question.elicitation_id,
+            related_request_id=ctx.request_id,
+        )
+        return await self._current(principal, proposal.id, ctx)
+
+    async def _current(
+        self, principal: PrincipalView, run_id: str, ctx: Context[Any, Any]
+    ) -> CallToolResult:
+        proposal = await self._gateway(self.gateway.proposal, principal, run_id)
+        return _result(self._shown(proposal, ctx))
 
     async def _ask_now(
         self, principal: PrincipalView, proposal: Proposal, ctx: Context[Any, Any]
@@ -204,7 +270,7 @@ class SluiceMCP(MCPServer):
             return await self._decide(principal, run_id, preview_hash, answer, ctx)
         except _StaleError as stale:
             return confirmation.input_required(
-                stale.proposal, self._review_url(stale.proposal, ctx)
+                "form", stale.proposal, self._review_url(stale.proposal, ctx)
             )
 
     async def _decide(
@@ -215,12 +281,11 @@ class SluiceMCP(MCPServer):
         answer: ElicitResult | None,
         ctx: Context[Any, Any],
     ) -> CallToolResult:
-        """Carry out the person's answer: the facade's elicited decisions, whose policy says
-        what a person's answer may decide."""
+        """Carry out the person's answer to a form: the facade's elicited decisions, whose
+        policy says whether an answer to this client's form may decide."""
         decision = confirmation.accepted(answer)
         if decision is None:
-            proposal = await self._gateway(self.gateway.proposal, principal, run_id)
-            return _result(self._shown(proposal, ctx))
+            return await self._current(principal, run_id, ctx)
         if decision is False:
             rejected = await self._gateway(self.gateway.reject_elicited, principal, run_id)
             return _result(self._shown(rejected, ctx))
@@ -230,27 +295,25 @@ class SluiceMCP(MCPServer):
             )
         except StaleProposalError as stale:
             if stale.fresh is None:
-                raise ToolError(_message(stale)) from None
+                raise _RefusedError(stale) from None
             raise _StaleError(stale.fresh) from None
         except GatewayError as error:
-            raise ToolError(_message(error)) from None
+            raise _RefusedError(error) from None
         proposal = await self._gateway(self.gateway.proposal, principal, run_id)
         return _result(self._shown(proposal, ctx))
 
-    def _asks(self, ctx: Context[Any, Any]) -> bool:
-        return self.elicit and confirmation.can_ask(ctx.client_capabilities)
-
-    def _shown(self, proposal: Proposal, ctx: Context[Any, Any]) -> dict[str, Any]:
-        """The tool's JSON: the proposal, where a person reviews it, and what comes next."""
-        shown = proposal.model_dump(mode="json")
-        shown["review_url"] = self._review_url(proposal, ctx)
+    def _shown(self, proposal: Proposal, ctx: Context[Any, Any]) -> ShownProposal:
+        """The proposal, where a person reviews it, and what comes next."""
+        next_step = None
         if proposal.status == "pending":
-            shown["next"] = (
+            next_step = (
                 "Nothing is written yet. A person confirms this exact preview in the web "
                 "console (review_url) or with `sluice confirm "
                 f"{proposal.id}`; poll proposal_status for the outcome."
             )
-        return shown
+        return ShownProposal(
+            **dict(proposal), review_url=self._review_url(proposal, ctx), next=next_step
+        )
 
     def _review_url(self, proposal: Proposal, ctx: Context[Any, Any]) -> str:
         return f"{self.console(ctx)}#/proposals/{proposal.id}"
@@ -264,7 +327,24 @@ class SluiceMCP(MCPServer):
         try:
             return await anyio.to_thread.run_sync(lambda: call(*args))
         except GatewayError as error:
-            raise ToolError(_message(error)) from None
+            raise _RefusedError(error) from None
+
+    async def call_tool(
+        self, name: str, arguments: dict[str, Any], context: Context[Any, Any] | None = None
+    ) -> CallToolResult | InputRequiredResult:
+        """The SDK's, but a gateway refusal's error result carries its JSON too."""
+        try:
+            return await super().call_tool(name, arguments, context)
+        except ToolError as failed:
+            refused = failed.__cause__
+            if not isinstance(refused, _RefusedError) or type(failed) is not ToolError:
+                raise
+            logger.info("Tool %r failed: %r", name, str(failed))
+            return CallToolResult(
+                content=[TextContent(type="text", text=str(failed))],
+                structured_content=refused.error.to_json(),
+                is_error=True,
+            )
 
     # Resources: the asking principal's directory and sheets.
 
@@ -307,11 +387,21 @@ class SluiceMCP(MCPServer):
                 return [ReadResourceContents(content=text, mime_type="text/plain")]
             if address.startswith(SHEET_PREFIX):
                 sheets = self.gateway.sheets(principal, [address.removeprefix(SHEET_PREFIX)])
-                text = json.dumps(sheets[0], indent=2, ensure_ascii=False)
+                sheet = sheets[0].model_dump(mode="json")
+                text = json.dumps(sheet, indent=2, ensure_ascii=False)
                 return [ReadResourceContents(content=text, mime_type="application/json")]
         except GatewayError as error:
             raise ResourceError(_message(error)) from None
         raise ResourceError(f"not-found: no resource {address}")
+
+
+class _RefusedError(ToolError):
+    """The gateway refused: the tool's error names the kind and the reason, and keeps the
+    refusal for its structured content."""
+
+    def __init__(self, error: GatewayError) -> None:
+        super().__init__(_message(error))
+        self.error = error
 
 
 class _StaleError(Exception):
@@ -326,7 +416,8 @@ def _message(error: GatewayError) -> str:
     return f"{error.kind}: {error}"
 
 
-def _result(body: dict[str, Any]) -> CallToolResult:
+def _result(answer: BaseModel) -> CallToolResult:
     """Structured content for programs, the same JSON as text for models that read text."""
+    body = answer.model_dump(mode="json")
     text = json.dumps(body, indent=1, ensure_ascii=False)
     return CallToolResult(content=[TextContent(type="text", text=text)], structured_content=body)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Path, Request
 from pydantic import BaseModel, ConfigDict, Field
@@ -37,9 +37,45 @@ class AgentMessage(BaseModel):
     )
 
 
+class AnswerPart(Shape):
+    """One part of an answer, and whose it is."""
+
+    kind: Literal["facts", "quoted", "assistant"] = Field(
+        description="facts: written by Sluice's code from the run's outcome and the ledger; "
+        "quoted: text another principal wrote (a memo, an owner's name) or that the code "
+        "cannot vouch for, with its author; assistant: the model's words that the code found "
+        "supported by the outcome and the data."
+    )
+    text: str
+    author: str | None = Field(
+        description="For a quoted part: who wrote it (an account id for its holder, staff, "
+        "the program, Sluice, or an unknown author)."
+    )
+    what: str | None = Field(description="For a quoted part: what it is (memo, owner of ...).")
+
+
+class Withheld(Shape):
+    text: str = Field(description="A sentence of the model's reply; never shown as the answer.")
+    reason: str = Field(description="Why the code did not let it stand.")
+
+
+class Answer(Shape):
+    """The answer to a decided run (or a planner's answer), made by the code."""
+
+    parts: list[AnswerPart] = Field(description="In order; show each with whose it is.")
+    text: str = Field(description="All parts as labelled lines, for a client that shows one text.")
+    claims: Literal["success", "failure"] | None = Field(
+        description="What the model claimed of the run; null for a planner's answer."
+    )
+    corrected: bool = Field(description="Some of the model's reply was withheld.")
+    withheld: list[Withheld]
+    model_text: str = Field(description="The model's reply as written: for the record only.")
+
+
 class AgentTurn(Shape):
     """One turn: the planner's question or answer (`text`), or a program with the gateway's
-    proposal and authoritative outcome beside the answerer's reply (`answer`)."""
+    proposal and authoritative outcome beside the answer (`answer`), whose parts say whose
+    each is."""
 
     turn: int
     request: str
@@ -49,7 +85,10 @@ class AgentTurn(Shape):
     program: dict[str, Any] | None = Field(description="`{language, source}` of a program turn.")
     proposal: Proposal | None
     outcome: Outcome | None
-    answer: dict[str, Any] | None = Field(description="The answerer's reply, once decided.")
+    answer: Answer | None = Field(
+        description="For a decided program, or a planner's answer: the code's facts, quoted "
+        "data with its author, and what of the model's reply stands."
+    )
     errors: list[Any]
     attempts: list[dict[str, Any]]
     answer_error: str | None = Field(default=None, description="Why no reply could be made.")

@@ -29,7 +29,7 @@ def actions(
     gateway: GatewayDep,
     principal: PrincipalDep,
     name: Annotated[list[str] | None, Query(description="Use case names; none for all.")] = None,
-) -> list[dict[str, Any]]:
+) -> list[Sheet]:
     """The full sheets: name, description, kind, JSON Schema of parameters and result."""
     names = name or list(gateway.catalog_for(principal).names)
     return gateway.sheets(principal, names)
@@ -38,4 +38,5 @@ def actions(
 @router.get("/plan-schema", response_model=PlanSchema, operation_id="plan_schema")
 def plan_schema(gateway: GatewayDep, principal: PrincipalDep) -> dict[str, Any]:
     """The JSON Schema a plan must satisfy, generated from this principal's use cases."""
+    # A JSON Schema document is free JSON: it stays a dict.
     return gateway.plan_schema(principal)

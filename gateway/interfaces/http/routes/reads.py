@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated
 
 from fastapi import APIRouter, Path, Query
 
+from application.bank import results as bank
 from gateway.interfaces.http.deps import PrincipalDep, ReadSideDep
 from gateway.interfaces.http.schemas import (
     PROBLEMS,
@@ -31,7 +32,7 @@ Consistent = Annotated[
 )
 def accounts(
     read_side: ReadSideDep, principal: PrincipalDep, consistent: Consistent = False
-) -> Any:
+) -> list[bank.AccountView]:
     """The accounts this principal may see (a customer: its own)."""
     return read_side.accounts(principal, consistent=consistent)
 
@@ -44,7 +45,7 @@ def account(
     principal: PrincipalDep,
     account: AccountId,
     consistent: Consistent = False,
-) -> Any:
+) -> bank.AccountView:
     """One account and its balance."""
     return read_side.account(principal, account, consistent=consistent)
 
@@ -61,7 +62,7 @@ def statement(
     account: AccountId,
     limit: Annotated[int, Query(ge=1, le=100, description="How many movements.")] = 20,
     consistent: Consistent = False,
-) -> Any:
+) -> list[bank.StatementEntry]:
     """The latest movements of an account, newest first."""
     return read_side.statement(principal, account, limit, consistent=consistent)
 
@@ -72,7 +73,7 @@ def events(
     principal: PrincipalDep,
     after: Annotated[int, Query(ge=0, le=2**62, description="Last position already seen.")] = 0,
     limit: Annotated[int, Query(ge=1, le=1000, description="At most this many events.")] = 100,
-) -> Any:
+) -> list[LogEvent]:
     """The event log after a position (auditors and admins)."""
     return read_side.events(principal, after, limit)
 
@@ -82,6 +83,6 @@ def run(
     read_side: ReadSideDep,
     principal: PrincipalDep,
     run_id: Annotated[str, Path(max_length=64)],
-) -> Any:
+) -> RunStory:
     """The whole story of one run (auditors and admins)."""
     return read_side.run(principal, run_id)

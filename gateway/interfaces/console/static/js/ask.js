@@ -1,6 +1,7 @@
 // The ask page: a conversation with the agent (when a model is configured), and always a
 // program editor beside the principal's directory and, on demand, each use case's sheet.
 
+import { answerParts } from "./answer.js";
 import { call, enc, get, post } from "./api.js";
 import { h, problemText, put, showProblem, table } from "./dom.js";
 
@@ -175,11 +176,11 @@ function turnItem(turn, conversation) {
         ),
       );
     }
-    if (turn.answer) {
-      said.push(h("p", { class: "agent" }, h("strong", {}, "Answer: "), turn.answer.text, turn.answer.corrected ? " (corrected by the verifier)" : ""));
-    }
+    if (turn.answer) said.push(answerParts(turn.answer));
   } else if (turn.kind === "refused") {
     said.push(h("p", { class: "problem" }, "The agent could not write a program that passes the checks: ", (turn.errors || []).join("; ")));
+  } else if (turn.kind === "answer" && turn.answer) {
+    said.push(answerParts(turn.answer));
   } else {
     said.push(h("p", { class: "agent" }, h("strong", {}, turn.kind === "question" ? "Agent asks: " : "Agent: "), turn.text || ""));
   }

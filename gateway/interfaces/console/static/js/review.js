@@ -1,6 +1,7 @@
 // The proposal page: judge a preview at a glance, then confirm or reject it by its hash;
 // once decided, the gateway's outcome, with the agent's answer beside it when there is one.
 
+import { answerParts } from "./answer.js";
 import { call, enc, get, post } from "./api.js";
 import { announce, h, problemText, put, shortId, showProblem, table, when } from "./dom.js";
 import { capsUsed, changedText, changes, effects, signedAmount, STATEMENT_DEPTH, warnings } from "./effects.js";
@@ -247,19 +248,7 @@ export async function showProposal(root, id, { conversation, me }) {
       put(box, h("h3", {}, "The agent's answer"), h("p", { class: "muted" }, `Not yet: ${turn.answer_error}`));
       return;
     }
-    put(
-      box,
-      h("h3", {}, "The agent's answer"),
-      h("p", { class: "answer-text" }, turn.answer.text),
-      turn.answer.corrected
-        ? h(
-            "p",
-            { class: "corrected" },
-            h("strong", {}, "Corrected by the verifier: "),
-            `the model's reply contradicted the outcome. It said: “${turn.answer.model_text}”`,
-          )
-        : null,
-    );
+    put(box, h("h3", {}, "The agent's answer"), answerParts(turn.answer));
   }
 
   await render(await get(`/v1/programs/${enc(id)}`));

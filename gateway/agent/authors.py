@@ -1,0 +1,97 @@
+"""Who wrote a text found in a run's outcome, and an account's balance after each event:
+read from the ledger, for the accounts the reader may see.
+
+The ledger says who wrote each memo: a transfer's memo was written by its payer (the
+account debited; on the payee's side, its counterparty), a withdrawal's by the account's
+side, a deposit's by staff (only staff may deposit). An owner's name was written by the
+staff who opened the account. A text the ledger cannot place is left without an author.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from decimal import Decimal
+from functools import cached_property
+
+from application.bank.queries import GetBalance
+from application.bank.types import account_problem
+from application.ledger import Ledger
+from application.principals import PrincipalView
+from domain.account import Account
+from domain.errors import DomainError
+from gateway.agent.answer_parts import STAFF
+from gateway.core.policy.decisions import call_refusal
+
+MIN_CONTAINED = 8  # a shorter memo found inside a longer text says little about who wrote it
+
+
+class Authors:
+    """An index of the memos and owners of the accounts read so far (`learn` adds some)."""
+
+    def __init__(self, ledger: Ledger, reader: PrincipalView) -> None:
+        self.ledger = ledger
+        self.reader = reader
+        self._learnt: set[str] = set()
+        self._writers: dict[str, set[str]] = {}
+        self._balances: dict[tuple[str, int], Decimal] = {}
+
+    def learn(self, accounts: Iterable[str]) -> None:
+        """Read the histories of these accounts, those the reader may read."""
+        for account in accounts:
+            if account in self._learnt or account_problem(account):
+                continue
+            self._learnt.add(account)
+            if call_refusal(self.reader, GetBalance, {"account": account}):
+                continue
+            try:
+                history = self.ledger.account_events(account)
+            except DomainError:
+                continue
+            self._read(account, history)
+
+    @cached_property
+    def accounts(self) -> frozenset[str]:
+        """Every account id of the ledger: how an account named in prose is recognised."""
+        return frozenset(self.ledger.account_names())
+
+    def of(self, text: str) -> str | None:
+        """Who wrote `text`, or a text it contains; several writers read `a or b`."""
+        writers = self._writers.get(text)
+        if writers is None:
+            found = [
+                (len(memo), memo)
+                for memo in self._writers
+                if len(memo) >= MIN_CONTAINED and memo in text
+            ]
+            if not found:
+                return None
+            writers = self._writers[max(found)[1]]
+        return " or ".join(sorted(writers))
+
+    def balance_after(self, account: str | None, version: int | None) -> Decimal | None:
+        if account is None or version is None:
+            return None
+        return self._balances.get((account, version))
+
+    def _read(self, account: str, history: Iterable[object]) -> None:
+        balance = Decimal("0.00")
+        for event in history:
+            amount = getattr(event, "amount", Decimal(0))
+            writer: str | None = None
+            if isinstance(event, Account.Opened):
+                self._note(event.owner, STAFF)
+            elif isinstance(event, Account.Deposited):
+                balance, writer = balance + amount, STAFF
+            elif isinstance(event, Account.Withdrawn | Account.TransferDebited):
+                balance, writer = balance - amount, account
+            elif isinstance(event, Account.TransferCredited):
+                balance, writer = balance + amount, event.counterparty
+            memo = getattr(event, "memo", "")
+            if writer is not None and memo:
+                self._note(memo, writer)
+            version = getattr(event, "originator_version", None)
+            if isinstance(version, int):
+                self._balances[(account, version)] = balance
+
+    def _note(self, text: str, writer: str) -> None:
+        self._writers.setdefault(text, set()).add(writer)
