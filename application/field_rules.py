@@ -5,8 +5,9 @@ A field carries its rules in its annotation, as markers the gateway enforces:
     payer: Annotated[AccountName, Owned] = Field(description="The account that pays.")
 
 - `Owned`: a scoped principal (a customer) may only name an account it owns here.
-- `LiteralOnly`: a JSON plan must fix this argument when it is written, never take it
-  from what an earlier step read.
+- `LiteralOnly`: a program must write this argument from its own literals, never take it
+  from what a use case returned: a JSON plan fixes it when written, a Python program
+  builds it from its literals alone (checked before it runs, by the gateway's data flow).
 - `MovesMoney`: the amount counts toward a program's cap on money moved (one per use case).
 - `AccountId`: the value is an account id; carried by the account type itself, it is what
   `Owned` may mark.

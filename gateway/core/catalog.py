@@ -59,5 +59,10 @@ class Catalog:
         return Catalog(self.header, [u for u in self._by_name.values() if u.name in keep])
 
     @cached_property
+    def literal_only(self) -> dict[str, tuple[str, ...]]:
+        """By use case, the arguments a program must write as literals (`LiteralOnly`)."""
+        return {name: use_case.literal_only for name, use_case in self._by_name.items()}
+
+    @cached_property
     def stubs(self) -> str:
         return render_stubs(self._by_name.values())

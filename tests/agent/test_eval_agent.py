@@ -71,12 +71,19 @@ def test_a_program_that_pays_the_wrong_amount_fails_the_exactness_check() -> Non
     assert not result.passed
 
 
-def test_a_reply_with_a_balance_the_ledger_does_not_have_fails() -> None:
-    # The demo's alice has 100.00; the scenario's setup paid carla 25.00 first.
-    wrong = run("my-balance", 'get_balance(account="alice")', "You have 100.00 euros.")
+def test_an_answer_without_the_ledgers_balance_fails() -> None:
+    # The demo's alice has 100.00; the scenario's setup paid carla 25.00 first. A program
+    # that reads nothing leaves the model's figure alone, and the answer channel withholds it.
+    wrong = run("my-balance", "checked = 1", "You have 100.00 euros.")
     right = run("my-balance", 'get_balance(account="alice")', "You have 75.00 euros.")
 
-    assert (wrong.outcome, wrong.exact, wrong.true_answer) == ("answered", True, False)
+    assert (wrong.exact, wrong.true_answer) == (True, False)
     assert wrong.missing == ["balance of alice: 75.00"]
     assert not wrong.passed
     assert right.passed, right
+
+
+def test_a_false_figure_beside_a_real_read_is_withheld_so_the_answer_stays_true() -> None:
+    said = run("my-balance", 'get_balance(account="alice")', "You have 100.00 euros.")
+
+    assert said.passed, said  # the code states 75.00; the model's 100.00 never shows

@@ -130,7 +130,7 @@ def test_a_runtime_denial_after_a_read_is_not_quoted_either(
     assert turn.proposal is not None
     assert turn.proposal.status == "failed"
     assert turn.outcome is not None
-    assert "account bob is not an account of principal alice" in str(turn.outcome.error)
+    assert "account <value> is not an account of principal alice" in str(turn.outcome.error)
     assert turn.attempts == []
     assert len(fake_llm.planner_requests()) == 1
 

@@ -30,7 +30,9 @@ HOSTILE = [
     ("globals()", "alice", "python", "globals()", "invalid-program", "globals is not allowed"),
     ("vars()", "alice", "python", "vars()", "invalid-program", "vars is not allowed"),
     ("private attribute", "alice", "python", "x = []\nx._secret", "invalid-program", "attribute _secret"),
-    ("dunder inside a format string", "alice", "python", '"{0.__class__.__bases__}".format(transfer)', "invalid-program", "has no attribute '__class__'"),
+    ("dunder inside a format string", "alice", "python", '"{0.__class__.__bases__}".format(len)', "invalid-program", "has no attribute '__class__'"),
+    ("use case as a value", "alice", "python", '"{0.__globals__}".format(transfer)', "invalid-program", "transfer is a use case: it can only be called, as in transfer(...)"),
+    ("use case under another name", "alice", "python", 'pay = transfer\npay(payer="bob", payee="alice", amount=1)', "invalid-program", "transfer is a use case: it can only be called"),
     # Imports, files, code from text.
     ("import os", "alice", "python", "import os\nos.system('id')", "invalid-program", "import is not allowed"),
     ("from import", "alice", "python", "from subprocess import run", "invalid-program", "import is not allowed"),

@@ -96,9 +96,7 @@ def test_a_stale_preview_commits_nothing_and_comes_back_fresh(
     gateway: Gateway, who: Callable[[str], PrincipalView]
 ) -> None:
     alice = who("alice")
-    program = (
-        'left = get_balance(account="alice")\ntransfer(payer="alice", payee="bob", amount=left)'
-    )
+    program = 'left = get_balance(account="alice")\nwithdraw(account="alice", amount=left)'
     proposal = gateway.propose(alice, "python", program)
     gateway.call(who("teller"), "deposit", {"account": "alice", "amount": 5})
     before = accounts_state(gateway.ledger)
@@ -120,16 +118,14 @@ def test_a_stale_preview_commits_nothing_and_comes_back_fresh(
     assert old.value.kind == "conflict"
     outcome = gateway.confirm(alice, fresh["id"], fresh["preview_hash"])
     assert outcome.status == "committed"
-    assert accounts_state(gateway.ledger)["bob"][0] == Decimal("105.00")
+    assert accounts_state(gateway.ledger)["alice"][0] == Decimal("0.00")
 
 
 def test_a_stale_confirmation_carries_the_fresh_proposal_typed(
     gateway: Gateway, who: Callable[[str], PrincipalView]
 ) -> None:
     alice = who("alice")
-    program = (
-        'left = get_balance(account="alice")\ntransfer(payer="alice", payee="bob", amount=left)'
-    )
+    program = 'left = get_balance(account="alice")\nwithdraw(account="alice", amount=left)'
     proposal = gateway.propose(alice, "python", program)
     gateway.call(who("teller"), "deposit", {"account": "alice", "amount": 5})
 

@@ -176,7 +176,7 @@ def test_propose_then_confirm_commits_the_previewed_events(client: TestClient) -
 def test_a_stale_confirm_is_409_with_a_fresh_preview(client: TestClient) -> None:
     program = {
         "language": "python",
-        "source": 'b = get_balance(account="alice")\ntransfer(payer="alice", payee="bob", amount=b)',
+        "source": 'b = get_balance(account="alice")\nwithdraw(account="alice", amount=b)',
     }
     proposal = client.post("/v1/programs", headers=auth("alice"), json=program).json()
     client.post(

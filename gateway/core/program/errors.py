@@ -18,7 +18,9 @@ class ProgramError(Exception):
 
     The message may quote the program's own text (an exception it raised, a value a call
     refused): it is made printable and bounded here, so it is stored and shown that way.
-    `refusal` is the domain's own error when a use case refused the call."""
+    `refusal` is the domain's own error when a use case refused the call; `exception` the
+    type of the program's own exception when the message is that exception's, which may
+    quote any value the program held (`gateway.core.program.withheld`)."""
 
     def __init__(
         self,
@@ -29,6 +31,7 @@ class ProgramError(Exception):
         *,
         step: int | None = None,
         refusal: DomainError | None = None,
+        exception: str | None = None,
     ) -> None:
         message = clip(message, MAX_ERROR_BYTES)
         super().__init__(message)
@@ -38,6 +41,7 @@ class ProgramError(Exception):
         self.column = column
         self.step = step  # for JSON plans, whose places are steps
         self.refusal = refusal
+        self.exception = exception
 
     def __str__(self) -> str:
         if self.step is not None:

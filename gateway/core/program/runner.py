@@ -17,12 +17,14 @@ from application.unit_of_work import UnitOfWork
 from application.validation import describe
 from domain.errors import DomainError
 from gateway.core.catalog import Catalog
+from gateway.core.errors import STAGE_KINDS, refusal_name
+from gateway.core.program import withheld
 from gateway.core.program.call_record import CallRecord
 from gateway.core.program.errors import ProgramError
 from gateway.core.program.guard import OpenGuard, ProgramGuard
 from gateway.core.program.limits import ProgramLimits
 from gateway.core.program.sandbox import CallRefusedError, Sandbox
-from gateway.core.program.static_check import check_program
+from gateway.core.program.static_check import ProgramShape, check_program
 
 
 @dataclass
@@ -76,18 +78,19 @@ class ProgramRunner:
         checks = guard or OpenGuard()
         preview = Preview(source=source, uow=uow or UnitOfWork(self.ledger))
         try:
-            shape = check_program(source, self.catalog.names, self.limits)
+            catalog = self.catalog
+            shape = check_program(source, catalog.names, self.limits, catalog.literal_only)
             checks.check_shape(shape)
             # The time cap is the sandbox's clock alone: waiting for a worker, or for the
             # store while a call is answered, is not the program's run. A busy sandbox
             # raises SandboxBusyError, which is no ProgramError: it is not the program's.
-            calls = _Calls(self, preview, checks)
-            run = self.sandbox.run(source, self.catalog.stubs, shape.named, calls)
+            calls = _Calls(self, preview, checks, shape)
+            run = self.sandbox.run(source, catalog.stubs, shape.named, calls)
             # Printed text is the program's: stored and shown inert, with its lines.
             preview.output = clip(run.output, self.limits.max_output_bytes, lines=True)
             preview.result = self._result(run.result)
         except ProgramError as error:
-            preview.error = error
+            preview.error = _told(error, read_data=bool(preview.calls))
         preview.caps = checks.usage()
         return preview
 
@@ -115,14 +118,31 @@ class ProgramRunner:
         return result
 
 
-class _Calls:
-    """Answers one program's use-case calls: caps first, then validation, then execute."""
+def _told(error: ProgramError, *, read_data: bool) -> ProgramError:
+    """The error as a run keeps it: the program's own exception is named without its
+    message once the program may hold data (a use case returned to it)."""
+    if error.exception is None or not read_data:
+        return error
+    return ProgramError(
+        error.stage, withheld.runtime_error(error.exception), error.line, error.column
+    )
 
-    def __init__(self, runner: ProgramRunner, preview: Preview, guard: ProgramGuard) -> None:
+
+class _Calls:
+    """Answers one program's use-case calls: caps first, then validation, then execute.
+
+    A refusal quotes an argument the program computed from data as `<value>`
+    (`gateway.core.program.withheld`): the arguments its shape knows as computed, or
+    every argument of a call it does not know."""
+
+    def __init__(
+        self, runner: ProgramRunner, preview: Preview, guard: ProgramGuard, shape: ProgramShape
+    ) -> None:
         self.limits = runner.limits
         self.catalog = runner.catalog
         self.preview = preview
         self.guard = guard
+        self.shape = shape
 
     def __call__(self, name: str, arguments: dict[str, Any], line: int, column: int) -> Any:
         preview = self.preview
@@ -132,15 +152,25 @@ class _Calls:
                 "limit",
             )
         use_case_class = self.catalog.get(name)
+        known = self.shape.computed_at(line, column)
+        computed = frozenset(arguments) if known is None else known
         try:
             use_case = use_case_class.model_validate(arguments)
         except ValidationError as error:
-            raise CallRefusedError(f"{name}: {describe(error)}") from None
-        self.guard.check_call(use_case)
+            raise CallRefusedError(f"{name}: {describe(error, withheld=computed)}") from None
+        values = withheld.computed_values(computed, arguments, dict(use_case))
+        try:
+            self.guard.check_call(use_case)
+        except CallRefusedError as refused:
+            kind: str = STAGE_KINDS.get(refused.stage, "refused")
+            told = withheld.refusal(name, str(refused), values, kind)
+            raise CallRefusedError(told, refused.stage, refusal=refused.refusal) from None
         try:
             executed = execute(use_case, preview.uow)
         except DomainError as refusal:
-            raise CallRefusedError.refusing(name, refusal) from None
+            kind = refusal_name(type(refusal))
+            told = withheld.refusal(name, f"{name}: {refusal}", values, kind)
+            raise CallRefusedError(told, refusal=refusal) from None
         adapter = use_case_class.result_adapter()
         bound = self.limits.max_call_value_bytes
         arguments = plain(use_case.model_dump(mode="python"))

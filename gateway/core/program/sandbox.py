@@ -204,7 +204,9 @@ class Sandbox:
         if isinstance(inner, RecursionError):
             message = f"recursion limit: calls nested deeper than {self.limits.max_recursion_depth}"
             return _located(source, "limit", message, error)
-        return _located(source, "runtime", error.display("type-msg"), error)
+        located = _located(source, "runtime", error.display("type-msg"), error)
+        located.exception = type(inner).__name__
+        return located
 
     def _time_message(self) -> str:
         return f"time limit: the program ran longer than {self.limits.wall_seconds:g} s"

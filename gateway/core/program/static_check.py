@@ -3,6 +3,10 @@
 The sandbox already denies imports, files and dunders; refusing them here as well gives
 the author one clear line with its place, and yields the set of use cases the program
 names (what a permission check needs) without running it.
+
+A use case is only ever called by its name, and an argument its use case marks
+`LiteralOnly` must be built from the program's literals alone (provenance, as JSON plans
+hold it): `gateway.core.program.provenance` tells which values are computed from data.
 """
 
 from __future__ import annotations
@@ -14,12 +18,13 @@ import io
 import re
 import sys
 import tokenize
-from collections.abc import Collection
+from collections.abc import Collection, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from gateway.core.program.errors import ProgramError
 from gateway.core.program.limits import ProgramLimits
+from gateway.core.program.provenance import DataFlow, bound_names
 
 SAFE_BUILTINS = frozenset(
     {
@@ -35,12 +40,14 @@ SAFE_BUILTINS = frozenset(
 
 @dataclass(frozen=True)
 class LiteralCall:
-    """A use-case call as written: the arguments given as literals, and its place."""
+    """A use-case call as written: the arguments given as literals, those computed from
+    anything but the program's literals (`gateway.core.program.provenance`), and its place."""
 
     name: str
     literals: dict[str, Any]
     line: int
     column: int
+    computed: frozenset[str]
 
 
 @dataclass
@@ -50,9 +57,23 @@ class ProgramShape:
     named: set[str] = field(default_factory=set)
     calls: list[LiteralCall] = field(default_factory=list)
 
+    def computed_at(self, line: int, column: int) -> frozenset[str] | None:
+        """The computed arguments of the call at this place, or None if none is there."""
+        for call in self.calls:
+            if (call.line, call.column) == (line, column):
+                return call.computed
+        return None
 
-def check_program(source: str, use_cases: Collection[str], limits: ProgramLimits) -> ProgramShape:
-    """The use cases the program names and calls, or a ProgramError at the first problem."""
+
+def check_program(
+    source: str,
+    use_cases: Collection[str],
+    limits: ProgramLimits,
+    literal_only: Mapping[str, Collection[str]],
+) -> ProgramShape:
+    """The use cases the program names and calls, or a ProgramError at the first problem.
+
+    `literal_only` names, by use case, the arguments that must be written as literals."""
     size = len(source.encode())
     if size > limits.max_source_bytes:
         raise ProgramError(
@@ -66,22 +87,40 @@ def check_program(source: str, use_cases: Collection[str], limits: ProgramLimits
         # CPython builds the tree recursively (about 3000 levels) and its parser's stack
         # overflows as a MemoryError: a chain of 3000 unary minuses, terms or attributes
         # fits in the size limit. The sandbox itself parses at most about 200 levels.
-        line, column = _most_operators(source)
-        raise ProgramError(
-            "syntax", "syntax error: expressions nested too deeply to check", line, column
-        ) from None
-    defined = _defined_names(tree)
-    shape = ProgramShape()
-    try:
+        raise _too_deep(source) from None
+    defined = bound_names(tree)
+    callees = {id(node.func) for node in ast.walk(tree) if isinstance(node, ast.Call)}
+    named: set[str] = set()
+    calls: list[tuple[ast.Call, str]] = []
+    with _placed(source):
         for node in ast.walk(tree):
-            _check_node(node, use_cases, defined, shape)
+            _check_node(node, use_cases, defined=defined, callees=callees, named=named, calls=calls)
+    try:
+        flow = DataFlow(tree, use_cases, defined)
+    except (RecursionError, MemoryError):
+        raise _too_deep(source) from None
+    with _placed(source):
+        _check_literal_only(calls, flow, literal_only)
+    shape = ProgramShape(named, [_literal_call(source, node, name, flow) for node, name in calls])
+    shape.calls.sort(key=lambda call: (call.line, call.column))
+    return shape
+
+
+@contextlib.contextmanager
+def _placed(source: str) -> Iterator[None]:
+    """A refusal's column in characters: ast counts UTF-8 bytes."""
+    try:
+        yield
     except ProgramError as refusal:
         refusal.column = _character_column(source, refusal.line or 1, refusal.column or 1)
         raise
-    for call in shape.calls:
-        object.__setattr__(call, "column", _character_column(source, call.line, call.column))
-    shape.calls.sort(key=lambda call: (call.line, call.column))
-    return shape
+
+
+def _too_deep(source: str) -> ProgramError:
+    line, column = _most_operators(source)
+    return ProgramError(
+        "syntax", "syntax error: expressions nested too deeply to check", line, column
+    )
 
 
 _DIGITS_LIMIT = re.compile(r"Exceeds the limit \((\d+) digits\)")
@@ -147,7 +186,13 @@ def _character_column(source: str, line: int, byte_column: int) -> int:
 
 
 def _check_node(
-    node: ast.AST, use_cases: Collection[str], defined: set[str], shape: ProgramShape
+    node: ast.AST,
+    use_cases: Collection[str],
+    *,
+    defined: set[str],
+    callees: set[int],
+    named: set[str],
+    calls: list[tuple[ast.Call, str]],
 ) -> None:
     if isinstance(node, ast.Import | ast.ImportFrom):
         raise _refuse(node, "import is not allowed: a program can only call the use cases")
@@ -159,14 +204,18 @@ def _check_node(
     if isinstance(node, definition) and node.name in use_cases:
         raise _refuse(node, f"{node.name} is a use case and cannot be redefined")
     if isinstance(node, ast.Name):
-        _check_name(node, use_cases, defined, shape.named)
+        _check_name(node, use_cases, defined, callees, named)
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in use_cases:
         _check_use_case_call(node, node.func.id)
-        shape.calls.append(_literal_call(node, node.func.id))
+        calls.append((node, node.func.id))
 
 
 def _check_name(
-    node: ast.Name, use_cases: Collection[str], defined: set[str], named: set[str]
+    node: ast.Name,
+    use_cases: Collection[str],
+    defined: set[str],
+    callees: set[int],
+    named: set[str],
 ) -> None:
     name = node.id
     if name.startswith("__"):
@@ -174,6 +223,9 @@ def _check_name(
     if name in use_cases:
         if isinstance(node.ctx, ast.Store | ast.Del):
             raise _refuse(node, f"{name} is a use case and cannot be reassigned")
+        if id(node) not in callees:
+            # Called under another name, a use case would escape the checks of its calls.
+            raise _refuse(node, f"{name} is a use case: it can only be called, as in {name}(...)")
         named.add(name)
         return
     if name in defined or name in SAFE_BUILTINS:
@@ -190,31 +242,40 @@ def _check_use_case_call(node: ast.Call, name: str) -> None:
         raise _refuse(node, f"{name}: arguments must be written out, not unpacked with **")
 
 
-def _literal_call(node: ast.Call, name: str) -> LiteralCall:
+def _check_literal_only(
+    calls: list[tuple[ast.Call, str]], flow: DataFlow, literal_only: Mapping[str, Collection[str]]
+) -> None:
+    """Arguments a use case marks LiteralOnly must be built from the program's literals."""
+    refused = [
+        (name, keyword)
+        for node, name in calls
+        for keyword in node.keywords
+        if keyword.arg in literal_only.get(name, ()) and flow.computed(keyword.value)
+    ]
+    if not refused:
+        return
+    name, keyword = min(refused, key=lambda found: _position(found[1].value))
+    more = f" (and {len(refused) - 1} more)" if len(refused) > 1 else ""
+    raise _refuse(
+        keyword.value,
+        f"{name}: {keyword.arg} must be written as a literal in the program, "
+        f"not computed from data{more}",
+    )
+
+
+def _position(node: ast.AST) -> tuple[int, int]:
+    return getattr(node, "lineno", 1), getattr(node, "col_offset", 0)
+
+
+def _literal_call(source: str, node: ast.Call, name: str, flow: DataFlow) -> LiteralCall:
     literals = {}
     for keyword in node.keywords:
         try:
             literals[str(keyword.arg)] = ast.literal_eval(keyword.value)
         except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
             continue  # computed when the program runs; checked then
-    return LiteralCall(name, literals, node.lineno, node.col_offset + 1)
-
-
-def _defined_names(tree: ast.Module) -> set[str]:
-    """Names the program binds itself: variables, loop targets, functions, parameters."""
-    defined: set[str] = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
-            defined.add(node.id)
-        elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
-            defined.add(node.name)
-        elif isinstance(node, ast.arg):
-            defined.add(node.arg)
-        elif isinstance(node, ast.ExceptHandler | ast.MatchAs | ast.MatchStar) and node.name:
-            defined.add(node.name)
-        elif isinstance(node, ast.MatchMapping) and node.rest:
-            defined.add(node.rest)
-    return defined
+    column = _character_column(source, node.lineno, node.col_offset + 1)
+    return LiteralCall(name, literals, node.lineno, column, flow.computed_arguments(node))
 
 
 def _refuse(node: ast.AST, message: str) -> ProgramError:
