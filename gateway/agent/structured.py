@@ -218,19 +218,27 @@ def _nulls(schema: dict[str, Any]) -> dict[str, None]:
 def parse_planner_reply(content: str | None, *, may_read_sheets: bool = True) -> PlannerReply:
     """The reply, if it is one reply of one kind.
 
-    A program is the one part that must never be dropped unseen: a question, an answer or a
-    request for sheets that also holds one contradicts itself. Other parts a kind does not
-    use (the names of the sheets a program was written from, a remark beside it) are left
-    aside: a program is checked, previewed and confirmed by the user whatever it says.
+    A program is the one part that must never be dropped unseen: a question or an answer
+    that also holds one contradicts itself. A request for sheets may carry a draft: it is
+    set aside while the sheets are read, and taken as the program when no sheets can be.
+    Other parts a kind does not use (the names of the sheets a program was written from, a
+    remark beside it) are left aside: a program is checked, previewed and confirmed by the
+    user whatever it says.
     """
     reply = validate(extract_object(content), PLANNER_OUTPUT)
     kind = reply["kind"]
-    if kind != PROGRAM and (reply["source"] or "").strip():
+    drafted = bool((reply["source"] or "").strip())
+    if kind == SHEETS and drafted and not (may_read_sheets and reply["names"]):
+        # A draft beside a request for sheets that cannot be served is the reply's program.
+        kind = PROGRAM
+    if kind not in (PROGRAM, SHEETS) and drafted:
         raise StructuredOutputError(
             f"the reply is of kind {kind} but also holds a program (source); a reply is of "
             "one kind: give source null, or give kind program"
         )
     if kind == SHEETS:
+        # A draft beside a request for sheets is set aside: the sheets come back and the
+        # program is written from them (small models often send both at once).
         if not may_read_sheets:
             raise StructuredOutputError(
                 "no more sheets can be read for this request: reply with a program, "

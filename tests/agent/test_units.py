@@ -106,9 +106,8 @@ PAY = 'transfer(payer="alice", payee="bob", amount=1)'
     [
         {"kind": "question", "text": "Shall I?", "language": "python", "source": PAY},
         {"kind": "answer", "text": "Done.", "source": PAY},
-        {"kind": "sheets", "names": ["transfer"], "language": "python", "source": PAY},
     ],
-    ids=["question", "answer", "sheets"],
+    ids=["question", "answer"],
 )
 def test_a_reply_that_also_holds_a_program_it_would_drop_is_refused(
     reply: dict[str, Any],
@@ -116,6 +115,17 @@ def test_a_reply_that_also_holds_a_program_it_would_drop_is_refused(
     says = f"the reply is of kind {reply['kind']} but also holds a program (source)"
     with pytest.raises(StructuredOutputError, match=re.escape(says)):
         parse_planner_reply(json.dumps(reply))
+
+
+def test_a_draft_beside_a_request_for_sheets_waits_for_them_or_is_the_program() -> None:
+    # As Qwen2.5-Coder-1.5B replied on llama.cpp: kind sheets, and a program in source.
+    reply = {"kind": "sheets", "names": ["transfer"], "language": "python", "source": PAY}
+
+    asked = parse_planner_reply(json.dumps(reply))
+    last_round = parse_planner_reply(json.dumps(reply), may_read_sheets=False)
+
+    assert (asked.kind, asked.names, asked.source) == ("sheets", ("transfer",), None)
+    assert (last_round.kind, last_round.source) == ("program", PAY)
 
 
 def test_parts_a_kind_does_not_use_are_left_aside_when_nothing_is_dropped() -> None:
