@@ -17,6 +17,7 @@ import argparse
 import json
 import os
 import re
+import signal
 import sys
 import time
 from collections.abc import Callable, Mapping
@@ -369,6 +370,9 @@ def main(argv: list[str] | None = None) -> int:
             report = about | {"summary": summary(done), "results": [asdict(r) for r in done]}
             args.json.write_text(json.dumps(report, indent=2) + "\n")
 
+    # Stopped with SIGTERM (kill, a timeout), it unwinds like Ctrl-C: the served gateway of
+    # the scenario under way is stopped too, not left running.
+    signal.signal(signal.SIGTERM, lambda _signal, _frame: sys.exit(143))
     results = evaluate(chosen, os.environ, each=each)
     print("\n" + summary_line(summary(results)), flush=True)
     return 0

@@ -62,4 +62,8 @@ def served_process(
             yield base, process
         finally:
             process.terminate()
-            process.wait(timeout=30)
+            try:
+                process.wait(timeout=30)
+            except subprocess.TimeoutExpired:  # a request still under way holds uvicorn's stop
+                process.kill()
+                process.wait(timeout=30)
