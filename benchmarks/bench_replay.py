@@ -21,7 +21,7 @@ from pathlib import Path
 
 from application.ledger import Ledger
 from application.read_models.projections import ACCOUNT_TOPICS
-from application.read_models.service import ReadModels, open_view
+from application.read_models.service import ReadModels, open_read_model_store
 from application.store_config import eventsourcing_env
 from domain.account import Account
 from tests.stores import empty_store
@@ -56,7 +56,9 @@ def raw_read(ledger: Ledger, head: int) -> float:
 
 
 def rebuild(ledger: Ledger) -> float:
-    models = ReadModels(ledger, open_view(ledger, f"bench{uuid.uuid4().hex[:6]}_"), window=WINDOW)
+    models = ReadModels(
+        ledger, open_read_model_store(ledger, f"bench{uuid.uuid4().hex[:6]}_"), window=WINDOW
+    )
     start = time.perf_counter()
     models.catch_up(["balances"])
     return time.perf_counter() - start

@@ -11,17 +11,31 @@ from application.ledger import Ledger
 from application.rate_counter import RateCounter, open_rate_counter
 from application.read_models.projector import Projector
 from application.read_models.queries import ReadModelQueries
-from application.read_models.service import LIVE, ReadModels, open_view
-from application.store_config import DATABASE_URL_VARIABLE, default_database_url, eventsourcing_env
+from application.read_models.service import LIVE, ReadModels, open_read_model_store
+from application.store_config import (
+    DATABASE_URL_VARIABLE,
+    StoreConfigError,
+    default_database_url,
+    eventsourcing_env,
+)
 from gateway.core.catalog import Catalog
 from gateway.core.facade import Gateway
-from gateway.core.policy.caps import Caps
+from gateway.core.policy.caps import Caps, CapsConfigError
 from gateway.core.policy.rate import REQUESTS
+from gateway.core.policy.trusted_clients import TrustedClientsConfigError
 from gateway.core.policy.trusted_clients import trusted_clients as trusted_clients_from_env
-from gateway.core.program.pool_settings import PoolSettings
+from gateway.core.program.pool_settings import PoolConfigError, PoolSettings
 from gateway.core.program.runner import ProgramRunner
 from gateway.core.program.sandbox import Sandbox
 from gateway.core.proposals import Clock, utc_now
+
+# What a malformed setting raises while the store and gateway are wired: exit 2 naming it.
+CONFIG_ERRORS: tuple[type[Exception], ...] = (
+    StoreConfigError,
+    CapsConfigError,
+    PoolConfigError,
+    TrustedClientsConfigError,
+)
 
 
 class Sluice:
@@ -66,7 +80,7 @@ class Sluice:
 
     @cached_property
     def read_models(self) -> ReadModels:
-        return ReadModels(self.ledger, open_view(self.ledger, LIVE))
+        return ReadModels(self.ledger, open_read_model_store(self.ledger, LIVE))
 
     @cached_property
     def projector(self) -> Projector:

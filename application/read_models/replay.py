@@ -8,7 +8,13 @@ from typing import Any
 
 from application.ledger import Ledger
 from application.read_models.rows import DeadLetter
-from application.read_models.service import LIVE, REPLAY, Progress, ReadModels, open_view
+from application.read_models.service import (
+    LIVE,
+    REPLAY,
+    Progress,
+    ReadModels,
+    open_read_model_store,
+)
 from application.read_models.store import PROJECTIONS
 
 
@@ -50,8 +56,8 @@ class Replay:
     retries every dead letter with the code of the day."""
 
     def __init__(self, ledger: Ledger) -> None:
-        self.live = ReadModels(ledger, open_view(ledger, LIVE))
-        self.rebuilt = ReadModels(ledger, open_view(ledger, REPLAY))
+        self.live = ReadModels(ledger, open_read_model_store(ledger, LIVE))
+        self.rebuilt = ReadModels(ledger, open_read_model_store(ledger, REPLAY))
 
     def run(
         self,

@@ -55,7 +55,7 @@ class CatchUp:
     events: int
 
 
-def open_view(ledger: Ledger, prefix: str) -> ReadModelStore:
+def open_read_model_store(ledger: Ledger, prefix: str) -> ReadModelStore:
     """The read models of the ledger's own store (its persistence module makes them)."""
     module = ledger.env.get("PERSISTENCE_MODULE") or "eventsourcing.popo"
     try:

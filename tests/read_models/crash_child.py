@@ -13,7 +13,7 @@ from contextlib import contextmanager
 from typing import Any
 
 from application.read_models.rows import BalanceChange
-from application.read_models.service import LIVE, ReadModels, open_view
+from application.read_models.service import LIVE, ReadModels, open_read_model_store
 from application.read_models.store import Window
 from gateway.bootstrap import Sluice
 
@@ -23,7 +23,7 @@ MARK = "sluice-crash-child"
 
 def main() -> None:
     with Sluice(sys.argv[1]) as sluice:
-        view: Any = open_view(sluice.ledger, LIVE)
+        view: Any = open_read_model_store(sluice.ledger, LIVE)
         batches = 0
         original = view.apply_balances
 

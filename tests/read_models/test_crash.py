@@ -10,7 +10,7 @@ import time
 from decimal import Decimal
 
 from application.read_models.replay import Replay
-from application.read_models.service import LIVE, ReadModels, open_view
+from application.read_models.service import LIVE, ReadModels, open_read_model_store
 from gateway.bootstrap import Sluice
 from tests.postgres import support
 from tests.read_models.crash_child import MARK
@@ -36,7 +36,7 @@ def test_a_batch_killed_half_written_is_applied_once_after_a_restart(
     child.wait(timeout=30)
     if sluice.database_url.startswith("postgres"):
         wait_until_the_killed_statement_ends()
-    restarted = ReadModels(sluice.ledger, open_view(sluice.ledger, LIVE), window=10)
+    restarted = ReadModels(sluice.ledger, open_read_model_store(sluice.ledger, LIVE), window=10)
 
     assert restarted.position("balances") == 20  # two whole windows of ten, not the third
     restarted.catch_up(["balances"])

@@ -7,7 +7,7 @@ from decimal import Decimal
 import pytest
 
 from application.read_models.replay import Replay
-from application.read_models.service import LIVE, ReadModels, open_view
+from application.read_models.service import LIVE, ReadModels, open_read_model_store
 from application.read_models.store import StaleWindowError, Window
 from domain.account import account_id
 from gateway.bootstrap import Sluice
@@ -90,7 +90,7 @@ def test_a_window_overlapping_one_already_applied_is_refused(sluice: Sluice) -> 
     sluice.gateway.call(teller, "deposit", {"account": "carla", "amount": 1})
     models.catch_up(to=head)
     before = {row.account: row.balance for row in models.store.balances()}
-    late = ReadModels(sluice.ledger, open_view(sluice.ledger, LIVE))
+    late = ReadModels(sluice.ledger, open_read_model_store(sluice.ledger, LIVE))
     notifications = sluice.ledger.recorder.select_notifications(
         head - 5, 100, topics=late.projections["balances"].topics
     )
@@ -110,8 +110,8 @@ def test_a_window_overlapping_one_already_applied_is_refused(sluice: Sluice) -> 
 def test_two_catching_up_at_once_apply_each_event_once(sluice: Sluice) -> None:
     import threading
 
-    other = ReadModels(sluice.ledger, open_view(sluice.ledger, LIVE), window=3)
-    mine = ReadModels(sluice.ledger, open_view(sluice.ledger, LIVE), window=3)
+    other = ReadModels(sluice.ledger, open_read_model_store(sluice.ledger, LIVE), window=3)
+    mine = ReadModels(sluice.ledger, open_read_model_store(sluice.ledger, LIVE), window=3)
     threads = [threading.Thread(target=models.catch_up) for models in (mine, other)]
     for thread in threads:
         thread.start()
@@ -123,8 +123,12 @@ def test_two_catching_up_at_once_apply_each_event_once(sluice: Sluice) -> None:
 
 
 def test_folding_stored_bytes_gives_what_decoding_whole_events_gives(sluice: Sluice) -> None:
-    fast = ReadModels(sluice.ledger, open_view(sluice.ledger, "fast_"), window=4, fast=True)
-    whole = ReadModels(sluice.ledger, open_view(sluice.ledger, "whole_"), window=4, fast=False)
+    fast = ReadModels(
+        sluice.ledger, open_read_model_store(sluice.ledger, "fast_"), window=4, fast=True
+    )
+    whole = ReadModels(
+        sluice.ledger, open_read_model_store(sluice.ledger, "whole_"), window=4, fast=False
+    )
 
     fast.catch_up(["balances"])
     whole.catch_up(["balances"])

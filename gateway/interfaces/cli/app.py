@@ -16,14 +16,11 @@ from rich.text import Text
 from application import principals
 from application.inert_text import inert
 from application.principals import PrincipalError, PrincipalView
-from application.store_config import StoreConfigError, redacted
+from application.store_config import redacted
 from gateway import logs
-from gateway.bootstrap import Sluice
+from gateway.bootstrap import CONFIG_ERRORS, Sluice
 from gateway.core.catalog import UnknownUseCaseError
 from gateway.core.errors import GatewayError
-from gateway.core.policy.caps import CapsConfigError
-from gateway.core.policy.trusted_clients import TrustedClientsConfigError
-from gateway.core.program.pool_settings import PoolConfigError
 from gateway.demo import demo_agent_keys, demo_keys, seed
 from gateway.interfaces.cli.flow import decide, submit
 from gateway.interfaces.cli.operate import audit_app, events, export, project, replay
@@ -60,12 +57,7 @@ AsOption = Annotated[
 def _open() -> Sluice:
     try:
         return Sluice()
-    except (
-        StoreConfigError,
-        CapsConfigError,
-        PoolConfigError,
-        TrustedClientsConfigError,
-    ) as error:
+    except CONFIG_ERRORS as error:
         _usage_error(str(error))
 
 

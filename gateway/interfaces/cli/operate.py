@@ -29,10 +29,7 @@ from application.store_config import redacted
 from application.verify import verify
 from domain.errors import AccountNotFoundError
 from gateway import logs
-from gateway.bootstrap import Sluice
-from gateway.core.policy.caps import CapsConfigError
-from gateway.core.policy.trusted_clients import TrustedClientsConfigError
-from gateway.core.program.pool_settings import PoolConfigError
+from gateway.bootstrap import CONFIG_ERRORS, Sluice
 from gateway.interfaces.cli.render import PRINTED_TITLE, framed, said, shown
 
 audit_app = typer.Typer(help="Answer: why did this change, who asked, who confirmed?")
@@ -43,18 +40,11 @@ def _open(*, whole_log: bool = False) -> Sluice:
     """The system; `whole_log` for a command that reads or rewrites all of it (a rebuild, a
     swap, a verification, an export): its statements may take longer than a request's bound,
     so unless POSTGRES_STATEMENT_TIMEOUT is set, they have none."""
-    from application.store_config import StoreConfigError
-
     if whole_log:
         os.environ.setdefault("POSTGRES_STATEMENT_TIMEOUT", "0")
     try:
         return Sluice()
-    except (
-        StoreConfigError,
-        CapsConfigError,
-        PoolConfigError,
-        TrustedClientsConfigError,
-    ) as error:
+    except CONFIG_ERRORS as error:
         _fail(str(error), 2)
 
 
