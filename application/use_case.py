@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import ast
 import inspect
+from dataclasses import dataclass
 from functools import cache
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, Literal, TypeVar, get_type_hints
 
@@ -21,6 +23,37 @@ if TYPE_CHECKING:
 
 Kind = Literal["read", "write"]
 Result = TypeVar("Result")
+# Who an example is shown to: a principal who owns accounts (a customer), staff, or anyone.
+Asker = Literal["owner", "staff", "anyone"]
+ME = "{me}"
+
+
+@dataclass(frozen=True)
+class Example:
+    """A request and the program (or the question) that answers it, shown to a planner.
+
+    `{me}` stands for the asking principal's own account. Other account names are made up:
+    an example shows a shape, never the deployment's data. Exactly one of `program` and
+    `question` is given; a program is Python that parses.
+    """
+
+    request: str
+    program: str = ""
+    question: str = ""
+    asked_by: Asker = "anyone"
+
+    def check(self, owner: str) -> None:
+        if bool(self.program) == bool(self.question):
+            raise UseCaseDefinitionError(
+                f"{owner}.examples: {self.request!r} needs a program or a question, not both"
+            )
+        if self.program:
+            try:
+                ast.parse(self.program)
+            except SyntaxError as error:
+                raise UseCaseDefinitionError(
+                    f"{owner}.examples: the program of {self.request!r} is not Python: {error.msg}"
+                ) from None
 
 
 class UseCase(BaseModel, Generic[Result]):
@@ -40,6 +73,8 @@ class UseCase(BaseModel, Generic[Result]):
     owned: ClassVar[tuple[str, ...]] = ()
     literal_only: ClassVar[tuple[str, ...]] = ()
     moves_amount: ClassVar[str | None] = None
+    # Requests a planner may meet, with the program that answers each: few-shot examples.
+    examples: ClassVar[tuple[Example, ...]] = ()
 
     @classmethod
     def __pydantic_init_subclass__(cls, **kwargs: Any) -> None:
@@ -65,6 +100,10 @@ class UseCase(BaseModel, Generic[Result]):
             raise UseCaseDefinitionError(
                 f"{owner}.max_calls: a positive whole number or None, not {max_calls!r}"
             )
+        for example in cls.examples:
+            if not isinstance(example, Example):
+                raise UseCaseDefinitionError(f"{owner}.examples: Example objects, not {example!r}")
+            example.check(owner)
         for derived, marker in _DERIVED.items():
             if derived in cls.__dict__:
                 raise UseCaseDefinitionError(

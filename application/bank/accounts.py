@@ -12,7 +12,7 @@ from application.bank.types import AccountName, OptionalAmount, Owner
 from application.field_rules import MovesMoney, Owned
 from application.permissions import STAFF, Permission
 from application.unit_of_work import UnitOfWork
-from application.use_case import UseCase
+from application.use_case import Example, UseCase
 from domain.account import Account
 
 
@@ -36,6 +36,14 @@ class OpenAccount(UseCase[AccountView]):
         json_schema_extra={"default": 0},
     )
 
+    examples = (
+        Example(
+            "Open an account for Erin, id erin, with 50 euros.",
+            'open_account(account="erin", owner="Erin", initial_deposit=50)',
+            asked_by="staff",
+        ),
+    )
+
     def perform(self, uow: UnitOfWork) -> AccountView:
         account = Account(account=self.account, owner=self.owner)
         uow.open(account)
@@ -56,6 +64,11 @@ class CloseAccount(UseCase[AccountView]):
     max_calls = 5
 
     account: Annotated[AccountName, Owned] = Field(description="The account to close.")
+
+    examples = (
+        Example("Close my account.", 'close_account(account="{me}")', asked_by="owner"),
+        Example("Close erin's account.", 'close_account(account="erin")', asked_by="staff"),
+    )
 
     def perform(self, uow: UnitOfWork) -> AccountView:
         account = uow.account(self.account)

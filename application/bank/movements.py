@@ -11,7 +11,7 @@ from application.bank.types import AccountName, Amount, Memo
 from application.field_rules import LiteralOnly, MovesMoney, Owned
 from application.permissions import STAFF, Permission
 from application.unit_of_work import UnitOfWork
-from application.use_case import UseCase
+from application.use_case import Example, UseCase
 from domain.errors import SameAccountError
 
 
@@ -31,6 +31,14 @@ class Deposit(UseCase[AccountView]):
         description="How much, in euros, at most 2 decimals."
     )
     memo: Memo = Field(default="", description="A short note kept with the movement.")
+
+    examples = (
+        Example(
+            "Deposit 25 euros in cash into erin's account.",
+            'deposit(account="erin", amount=25, memo="cash")',
+            asked_by="staff",
+        ),
+    )
 
     def perform(self, uow: UnitOfWork) -> AccountView:
         account = uow.account(self.account)
@@ -54,6 +62,14 @@ class Withdraw(UseCase[AccountView]):
         description="How much, in euros, at most 2 decimals."
     )
     memo: Memo = Field(default="", description="A short note kept with the movement.")
+
+    examples = (
+        Example(
+            "Take 40 euros out of my account.",
+            'withdraw(account="{me}", amount=40)',
+            asked_by="owner",
+        ),
+    )
 
     def perform(self, uow: UnitOfWork) -> AccountView:
         account = uow.account(self.account)
@@ -79,6 +95,36 @@ class Transfer(UseCase[TransferReceipt]):
         description="How much, in euros, at most 2 decimals."
     )
     memo: Memo = Field(default="", description="A short note both accounts keep.")
+
+    examples = (
+        Example(
+            "Send 20 euros to erin for the tickets.",
+            'transfer(payer="{me}", payee="erin", amount=20, memo="tickets")',
+            asked_by="owner",
+        ),
+        Example(
+            "Pay erin 7.50 and frank 12 euros.",
+            'transfer(payer="{me}", payee="erin", amount=7.50)\n'
+            'transfer(payer="{me}", payee="frank", amount=12)',
+            asked_by="owner",
+        ),
+        Example(
+            "Send 10 euros each to erin and frank.",
+            'for payee in ["erin", "frank"]:\n    transfer(payer="{me}", payee=payee, amount=10)',
+            asked_by="owner",
+        ),
+        Example(
+            "Give erin back the 12 euros she lent me.",
+            'transfer(payer="{me}", payee="erin", amount=12, memo="refund")',
+            asked_by="owner",
+        ),
+        Example("Send money to erin.", question="How much should I send to erin?"),
+        Example(
+            "Move 30 euros from erin to frank.",
+            'transfer(payer="erin", payee="frank", amount=30)',
+            asked_by="staff",
+        ),
+    )
 
     def perform(self, uow: UnitOfWork) -> TransferReceipt:
         if self.payer == self.payee:

@@ -13,7 +13,7 @@ from application.bank.types import AccountName, Owner
 from application.field_rules import Owned
 from application.permissions import EVERYONE, Permission
 from application.unit_of_work import UnitOfWork
-from application.use_case import UseCase
+from application.use_case import Example, UseCase
 
 
 class GetBalance(UseCase[Decimal]):
@@ -24,6 +24,11 @@ class GetBalance(UseCase[Decimal]):
     permission = Permission.of(*EVERYONE)
 
     account: Annotated[AccountName, Owned] = Field(description="The account to read.")
+
+    examples = (
+        Example("How much money do I have?", 'get_balance(account="{me}")', asked_by="owner"),
+        Example("What is erin's balance?", 'get_balance(account="erin")', asked_by="staff"),
+    )
 
     def perform(self, uow: UnitOfWork) -> Euros:
         return uow.account(self.account).balance
@@ -37,6 +42,16 @@ class ListAccounts(UseCase[list[AccountView]]):
     permission = Permission.of(*EVERYONE)
 
     owner: Owner | None = Field(default=None, description="Only this owner's accounts, e.g. Alice.")
+
+    examples = (
+        Example("Show every account.", "list_accounts()", asked_by="staff"),
+        Example(
+            "How much do all accounts hold together?",
+            'total = 0\nfor account in list_accounts():\n    total = total + account["balance"]\n'
+            "total",
+            asked_by="staff",
+        ),
+    )
 
     def perform(self, uow: UnitOfWork) -> list[AccountView]:
         # By account id, as the read models list them (a direct read is answered there).
@@ -53,6 +68,13 @@ class Statement(UseCase[list[StatementEntry]]):
 
     account: Annotated[AccountName, Owned] = Field(description="The account to read.")
     limit: int = Field(default=20, ge=1, le=100, description="How many movements, 1 to 100.")
+
+    examples = (
+        Example(
+            "What did I spend lately?", 'statement(account="{me}", limit=10)', asked_by="owner"
+        ),
+        Example("Show frank's movements.", 'statement(account="frank")', asked_by="staff"),
+    )
 
     def perform(self, uow: UnitOfWork) -> list[StatementEntry]:
         return entries(uow.history(self.account))[::-1][: self.limit]

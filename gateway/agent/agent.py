@@ -34,7 +34,7 @@ from gateway.agent.config import AgentConfig
 from gateway.agent.context import planner_messages, planner_turns, status_line
 from gateway.agent.conversations import Conversations
 from gateway.agent.planner import Planner, UnusableReplies, reply_message
-from gateway.agent.prompts import planner_prompt
+from gateway.agent.prompts import planner_prompt, planner_stubs_prompt
 from gateway.agent.provider import Meter, Provider
 from gateway.agent.repair import attempt, check_errors, repair_request, unusable_attempts
 from gateway.agent.structured import ModelAnswer, PlannerReply
@@ -188,15 +188,20 @@ class Agent:
             lambda turn: self._status(principal, turn),
             self.config.history_turns,
         )
-        system = planner_prompt(principal, self.gateway.directory(principal))
+        stubs = self.config.catalog == "stubs"
+        if stubs:
+            system = planner_stubs_prompt(principal, self.gateway.catalog_for(principal))
+        else:
+            system = planner_prompt(principal, self.gateway.directory(principal))
         messages = planner_messages(system, history, request)
-        planner = Planner(
-            self.gateway, provider, self.config.max_tool_rounds, self.config.max_tokens
-        )
+        # With the stubs the planner has every sheet already: it has none to ask for.
+        rounds = 0 if stubs else self.config.max_tool_rounds
+        planner = Planner(self.gateway, provider, rounds, self.config.max_tokens)
         attempts: list[dict[str, Any]] = []
+        may_ask = True
         while True:
             try:
-                reply = planner.plan(principal, messages, meter)
+                reply = planner.plan(principal, messages, meter, may_ask=may_ask)
             except UnusableReplies as unusable:
                 attempts.extend(unusable_attempts(unusable.errors))
                 return _Turn(record=lambda c: c.refuse(request, attempts), attempts=attempts)
@@ -220,7 +225,12 @@ class Agent:
                         return _Turn(
                             record=lambda c: c.refuse(request, attempts), attempts=attempts
                         )
-                    messages += [reply_message(reply), repair_request(errors)]
+                    # Refused for permissions, a question to the user cannot help.
+                    may_ask = refusal.kind != "forbidden"
+                    messages += [
+                        reply_message(reply),
+                        repair_request(errors, forbidden=not may_ask),
+                    ]
                     continue
             return _Turn(
                 record=_proposed(request, reply, proposal.id, attempts),

@@ -18,6 +18,10 @@ from gateway.core.errors import GatewayError
 
 StructuredOutput = Literal["auto", "json_schema", "text"]
 STRUCTURED_OUTPUTS: tuple[str, ...] = get_args(StructuredOutput)
+# directory: a line per use case, sheets read on demand (fewer tokens, more model calls);
+# stubs: the documented Python stubs and examples at once (one call; what small models need).
+CatalogForm = Literal["directory", "stubs"]
+CATALOG_FORMS: tuple[str, ...] = get_args(CatalogForm)
 
 BASE_URL = "SLUICE_LLM_BASE_URL"
 MODEL = "SLUICE_LLM_MODEL"
@@ -31,6 +35,7 @@ MAX_TOOL_ROUNDS = "SLUICE_LLM_MAX_TOOL_ROUNDS"
 TEMPERATURE = "SLUICE_LLM_TEMPERATURE"
 MAX_TOKENS = "SLUICE_LLM_MAX_TOKENS"
 HISTORY_TURNS = "SLUICE_LLM_HISTORY_TURNS"
+CATALOG = "SLUICE_LLM_CATALOG"
 
 # Local servers ignore the key, but the client insists on having one.
 NO_KEY = "sk-no-key-needed"
@@ -64,6 +69,8 @@ class AgentConfig:
     # Unset: the provider's default (some reasoning models refuse any other value).
     temperature: float | None = None
     history_turns: int = 12
+    # How the planner is shown what it may call (CatalogForm).
+    catalog: CatalogForm = "directory"
     problems: tuple[str, ...] = ()
 
     @classmethod
@@ -93,6 +100,10 @@ class AgentConfig:
         if output not in STRUCTURED_OUTPUTS:
             problems.append(f"{OUTPUT}={output!r} is not one of {', '.join(STRUCTURED_OUTPUTS)}")
             output = "auto"
+        catalog = text(CATALOG) or "directory"
+        if catalog not in CATALOG_FORMS:
+            problems.append(f"{CATALOG}={catalog!r} is not one of {', '.join(CATALOG_FORMS)}")
+            catalog = "directory"
         temperature = text(TEMPERATURE)
         return cls(
             model=text(MODEL),
@@ -110,6 +121,7 @@ class AgentConfig:
                 None if temperature is None else number(TEMPERATURE, 0.0, whole=False, minimum=0.0)
             ),
             history_turns=int(number(HISTORY_TURNS, cls.history_turns, whole=True, minimum=0)),
+            catalog=catalog,  # type: ignore[arg-type]
             problems=tuple(problems),
         )
 

@@ -11,7 +11,6 @@ replies could not be used (off their schema, cut off), which is about its text a
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -21,6 +20,7 @@ from typing import Any
 from domain.conversation import PROGRAM, REFUSED, Conversation, Turn
 from gateway.agent.provider import Message
 from gateway.agent.repair import REPLY
+from gateway.agent.structured import written
 
 # A run's error ends with the place the program stopped; only those digits are kept.
 PLACE = re.compile(r"\((?:line (\d+), column \d+|step (\d+))\)\s*$")
@@ -78,7 +78,7 @@ def planner_messages(system: str, history: Sequence[PlannerTurn], request: str) 
     status: str | None = None
     for turn in history:
         messages.append({"role": "user", "content": _with_status(status, turn.request)})
-        messages.append({"role": "assistant", "content": json.dumps(turn.reply)})
+        messages.append({"role": "assistant", "content": written(turn.reply)})
         status = turn.status
     messages.append({"role": "user", "content": _with_status(status, request)})
     return messages
@@ -125,7 +125,7 @@ def _where(turn: Turn, error: str) -> str:
 
 
 def _program(language: Any, source: Any, explanation: Any) -> dict[str, Any]:
-    return {"kind": "program", "language": language, "source": source, "explanation": explanation}
+    return {"kind": "program", "language": language, "explanation": explanation, "source": source}
 
 
 def _with_status(status: str | None, request: str) -> str:

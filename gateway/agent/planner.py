@@ -22,6 +22,7 @@ from gateway.agent.structured import (
     StructuredOutputError,
     parse_planner_reply,
     planner_output,
+    written,
 )
 from gateway.core.errors import GatewayError
 from gateway.core.facade import Gateway
@@ -49,17 +50,27 @@ class Planner:
         self.max_sheet_rounds = max_sheet_rounds
         self.max_tokens = max_tokens
 
-    def plan(self, principal: PrincipalView, messages: list[Message], meter: Meter) -> PlannerReply:
-        """The planner's final reply; `messages` grows with the exchange, for a repair."""
+    def plan(
+        self,
+        principal: PrincipalView,
+        messages: list[Message],
+        meter: Meter,
+        *,
+        may_ask: bool = True,
+    ) -> PlannerReply:
+        """The planner's final reply; `messages` grows with the exchange, for a repair.
+
+        `may_ask=False`: no question is offered (after a refusal for permissions, asking
+        the user again cannot give the principal the right it lacks)."""
         use_cases = list(self.gateway.catalog_for(principal).names)
         rounds = 0
         unusable: list[str] = []
         while True:
             may_read = rounds < self.max_sheet_rounds and bool(use_cases)
-            schema = planner_output(use_cases if may_read else None)
+            schema = planner_output(use_cases if may_read else None, may_ask=may_ask)
             completion = self.provider.complete(messages, schema=schema, meter=meter)
             try:
-                reply = self._read(completion, may_read)
+                reply = self._read(completion, may_read, may_ask)
             except StructuredOutputError as error:
                 unusable.append(str(error))
                 if len(unusable) > 1:
@@ -74,7 +85,7 @@ class Planner:
                 sheets += f"\n\n{NO_MORE_SHEETS}"
             messages += [reply_message(reply), {"role": "user", "content": sheets}]
 
-    def _read(self, completion: Completion, may_read_sheets: bool) -> PlannerReply:
+    def _read(self, completion: Completion, may_read_sheets: bool, may_ask: bool) -> PlannerReply:
         if completion.truncated:
             raise StructuredOutputError(
                 f"the reply was cut off at the bound of {self.max_tokens} tokens "
@@ -83,9 +94,11 @@ class Planner:
         if completion.tool_calls:
             raise StructuredOutputError(
                 f"it calls a tool ({completion.tool_calls[0].name}) but there are no tools; "
-                f"ask for sheets with a reply such as {json.dumps(FIND_ACTIONS)}"
+                f"ask for sheets with a reply such as {written(FIND_ACTIONS)}"
             )
-        return parse_planner_reply(completion.content, may_read_sheets=may_read_sheets)
+        return parse_planner_reply(
+            completion.content, may_read_sheets=may_read_sheets, may_ask=may_ask
+        )
 
     def _fix_request(self, completion: Completion, error: str) -> list[Message]:
         said = completion.content if completion.content is not None else ""
@@ -124,4 +137,4 @@ class Planner:
 
 def reply_message(reply: PlannerReply) -> Message:
     """The planner's reply as an assistant message, before the next request."""
-    return {"role": "assistant", "content": json.dumps(reply.to_json())}
+    return {"role": "assistant", "content": reply.written()}

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from application.principals import PrincipalView
+from application.use_case import ME, Example
+from gateway.agent.structured import written
+from gateway.core.catalog import Catalog
 
 # How the planner asks for sheets (the seed's find_actions): a reply, shown in its prompt.
 FIND_ACTIONS: dict[str, Any] = {"kind": "sheets", "names": ["transfer"]}
@@ -24,22 +26,61 @@ the program so that it reads the data and decides in code.
 2. Before you use a use case, read its sheet (its parameters and result): reply \
 {find_actions} with the names you need, and Sluice replies with their sheets. That reply \
 is how you call find_actions: you have no tools, and a program cannot call it.
-3. Reply with one JSON object, one of:
+3. Reply with one JSON object {{"reply": {{...}}}} holding one of:
    - kind "sheets" and names, as in step 2.
-   - kind "program": language "python" and source, a Python program that calls the use \
-cases as functions with keyword arguments, e.g. transfer(payer="alice", payee="bob", \
-amount=10). No imports, no names starting with _, amounts with at most 2 decimals. The \
-value of its last line is the result shown to the user. Or language "plan" and source, a \
-JSON plan {{"steps": [{{"tool": NAME, "args": {{...}}, "result": NAME}}]}} where an \
-argument is a literal or {{"$ref": "result_name"}} / {{"$ref": "result_name.field"}}. \
-Give an explanation of one line.
+   - kind "program", language "python", explanation (one line) and source: a Python \
+program that calls the use cases as functions with keyword arguments, e.g. \
+transfer(payer="alice", payee="bob", amount=10). No imports, no names starting with _, \
+amounts with at most 2 decimals. The value of its last line is the result shown to the \
+user. Or language "plan" and source, a JSON plan {{"steps": [{{"tool": NAME, "args": \
+{{...}}, "result": NAME}}]}} where an argument is a literal or {{"$ref": "result_name"}} / \
+{{"$ref": "result_name.field"}}.
    - kind "question" and text: one short question, when the request is ambiguous.
    - kind "answer" and text: a reply that needs no data (what you can do, for instance).
-   Give the fields of the other kinds null.
 4. Earlier programs of this conversation appear with a status line only.
 
 Use cases ({name} may call these):
 {directory}"""
+
+# The stubs form: the rules first and the principal last, so that the rules' tokens are
+# the same for every principal (a server's prompt cache keeps them).
+PLANNER_STUBS = """\
+You are the planner of Sluice. You turn the user's request into a Python program that \
+Sluice checks, shows to the user as a preview, and runs only after the user confirms it.
+
+Rules:
+1. Reply with one JSON object, {{"reply": {{...}}}}, holding one of:
+   - {{"kind": "program", "language": "python", "explanation": "<one line>", "source": \
+"<the program>"}}
+   - {{"kind": "question", "text": "<one short question>"}}: only when the request lacks \
+something the program needs (an amount, an account).
+   - {{"kind": "answer", "text": "<your reply>"}}: when no program is needed (what you can \
+do), or when none of the functions below does what is asked: say so.
+2. A program calls the functions below with keyword arguments, and only them. No imports, \
+no def, no names starting with _, amounts with at most 2 decimals. The value of its last \
+line is the result shown to the user.
+3. You never see account data: a question about balances or movements is answered by a \
+program that reads them, never by an answer. When the program must act on data, it reads \
+the data and decides in code.
+4. Call a function only for what it does itself: pay with transfer; never deposit, \
+withdraw, open or close an account unless the user asks for exactly that.
+5. Use the amounts, accounts and notes the user gives; invent none.
+6. Earlier programs of this conversation appear with a status line only.
+
+The functions:
+```python
+{stubs}```
+
+Examples (names other than your principal's own accounts are made up):
+{examples}
+
+{acting}"""
+
+CANNOT = "Freeze erin's card."
+CANNOT_REPLY = {"kind": "answer", "text": "I cannot do that: none of my functions does it."}
+
+ACTING = "You act for principal {name} (role {role}){owns}."
+OWNS = '; {name} owns the accounts {accounts}, and "my account" is {first}'
 
 ANSWERER = """\
 You are the answerer of Sluice. A program was run for the user's request; write the \
@@ -63,6 +104,13 @@ Sluice refused this program before running it; nothing was run and nothing was w
 {errors}
 Reply with a corrected program (or a question if the request is unclear). This is the \
 only repair: if the next program fails its checks too, the request is refused."""
+
+REPAIR_FORBIDDEN = """\
+Sluice refused this program before running it; nothing was run and nothing was written:
+{errors}
+The principal may not do this, and asking the user cannot change that. Reply with a \
+program that does only what the principal may do, or with an answer saying what cannot \
+be done."""
 
 FIX_FORMAT = """\
 Your reply cannot be used: {error}. Reply again with only the JSON object the format \
@@ -88,5 +136,45 @@ def planner_prompt(principal: PrincipalView, directory: str) -> str:
         role=principal.role,
         owns=owns,
         directory=directory.rstrip(),
-        find_actions=json.dumps(FIND_ACTIONS),
+        find_actions=written(FIND_ACTIONS),
     )
+
+
+def planner_stubs_prompt(principal: PrincipalView, catalog: Catalog) -> str:
+    """The whole catalog at once: documented stubs, the use cases' own examples, then who."""
+    owned = sorted(principal.owns)
+    owns = ""
+    if owned:
+        owns = OWNS.format(name=principal.name, accounts=", ".join(owned), first=owned[0])
+    return PLANNER_STUBS.format(
+        stubs=catalog.documented_stubs,
+        examples=examples_text(principal, catalog),
+        acting=ACTING.format(name=principal.name, role=principal.role, owns=owns),
+    )
+
+
+def examples_text(principal: PrincipalView, catalog: Catalog) -> str:
+    """The examples of the use cases this principal may call, as request and reply."""
+    owned = sorted(principal.owns)
+    asker = "owner" if owned else "staff"
+    lines = []
+    for name in catalog.names:
+        for example in catalog.get(name).examples:
+            if example.asked_by in (asker, "anyone"):
+                reply = written(_reply(example))
+                if owned:
+                    reply = reply.replace(ME, owned[0])
+                lines += [f"User: {example.request}", reply]
+    lines += [f"User: {CANNOT}", written(CANNOT_REPLY)]
+    return "\n".join(lines)
+
+
+def _reply(example: Example) -> dict[str, Any]:
+    if example.question:
+        return {"kind": "question", "text": example.question}
+    return {
+        "kind": "program",
+        "language": "python",
+        "explanation": example.request,
+        "source": example.program,
+    }

@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from application.principals import PrincipalView
-from gateway.agent.prompts import REPAIR
+from gateway.agent.prompts import REPAIR, REPAIR_FORBIDDEN
 from gateway.agent.provider import Message
 from gateway.agent.structured import PlannerReply
 from gateway.core.errors import GatewayError
@@ -60,8 +60,10 @@ def unusable_attempts(errors: list[str]) -> list[dict[str, Any]]:
     ]
 
 
-def repair_request(errors: list[str]) -> Message:
+def repair_request(errors: list[str], *, forbidden: bool = False) -> Message:
+    """The one repair's request; `forbidden`: refused for permissions, so no question helps."""
+    prompt = REPAIR_FORBIDDEN if forbidden else REPAIR
     return {
         "role": "user",
-        "content": REPAIR.format(errors="\n".join(f"- {error}" for error in errors)),
+        "content": prompt.format(errors="\n".join(f"- {error}" for error in errors)),
     }

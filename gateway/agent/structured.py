@@ -54,54 +54,77 @@ ANSWER: Final = "answer"
 KINDS = [PROGRAM, QUESTION, ANSWER]
 
 
-def planner_output(use_cases: Sequence[str] | None = ()) -> OutputSchema:
-    """The planner's reply. With `use_cases`, it may ask for their sheets (kind sheets).
+def planner_output(use_cases: Sequence[str] | None = (), *, may_ask: bool = True) -> OutputSchema:
+    """The planner's reply: `{"reply": ...}`, one object of one kind, with that kind's keys.
 
-    Asking for sheets is a reply like the others, not a tool call: a server that enforces
-    the schema from the first token (llama.cpp does) could never emit a tool call, and a
-    server without tools at all can still serve the planner. `None`: the planner must reply
-    now, and the schema offers no way to ask again. An empty sequence allows any names.
+    One branch per kind, each with only the keys it uses: a model that picks "program" has
+    no `text` to fill and a question no `source`, so a reply cannot contradict itself, and a
+    server that enforces the schema (llama.cpp) writes no key for nothing. The wrapper is
+    there because strict json_schema wants an object at the root, not a choice.
+
+    With `use_cases`, it may ask for their sheets (kind sheets): a reply like the others, not
+    a tool call, since a server that enforces the schema from the first token could never
+    emit one. `None`: the planner must reply now, and no branch asks again. An empty sequence
+    allows any names. `may_ask=False` (after a refusal for permissions) offers no question:
+    the planner then writes a program or answers.
     """
-    kinds = [SHEETS, PROGRAM, QUESTION, ANSWER] if use_cases is not None else KINDS
-    properties: dict[str, Any] = {
-        "kind": {
-            "type": "string",
-            "enum": kinds,
-            "description": (
-                "sheets: read the sheets of use cases first; " if use_cases is not None else ""
-            )
-            + "program: a program to run; question: ask the user; "
-            "answer: reply without reading or changing anything.",
-        },
-    }
+    branches = []
     if use_cases is not None:
         name: dict[str, Any] = {"type": "string"}
         if use_cases:
             name["enum"] = list(use_cases)
-        properties["names"] = _nullable(
-            {
-                "type": "array",
-                "items": name,
-                "description": 'For sheets: the use cases to read, e.g. ["transfer"].',
-            }
+        names = {"type": "array", "items": name, "description": "The use cases to read."}
+        branches.append(_branch(SHEETS, names=names))
+    language = {"type": "string", "enum": ["python", "plan"], "description": _LANGUAGE}
+    branches.append(
+        _branch(
+            PROGRAM,
+            language=language,
+            explanation={"type": "string", "description": "What it does, in one line."},
+            source={"type": "string", "description": "The program's text (a plan as JSON)."},
         )
-    properties |= {
-        "language": _nullable(
-            {
-                "type": "string",
-                "enum": ["python", "plan"],
-                "description": "For a program: python, or plan for a JSON plan.",
-            }
-        ),
-        "source": _nullable(
-            {"type": "string", "description": "For a program: its text (a plan as JSON)."}
-        ),
-        "explanation": _nullable(
-            {"type": "string", "description": "For a program: what it does, in one line."}
-        ),
-        "text": _nullable(
-            {"type": "string", "description": "For a question or an answer: its text."}
-        ),
+    )
+    if may_ask:
+        branches.append(_branch(QUESTION, text={"type": "string", "description": _QUESTION}))
+    branches.append(_branch(ANSWER, text={"type": "string", "description": _ANSWER}))
+    schema = {
+        "type": "object",
+        "additionalProperties": False,
+        "required": ["reply"],
+        "properties": {"reply": {"anyOf": branches}},
+    }
+    return OutputSchema("sluice_planner_reply", schema)
+
+
+_LANGUAGE = "python for a Python program, plan for a JSON plan."
+_QUESTION = "One short question to the user, when the request is ambiguous."
+_ANSWER = "A reply that needs no data, or why the request cannot be done."
+
+
+def _branch(kind: str, **properties: dict[str, Any]) -> dict[str, Any]:
+    keys = {"kind": {"type": "string", "enum": [kind]}} | properties
+    return {
+        "type": "object",
+        "additionalProperties": False,
+        "required": list(keys),
+        "properties": keys,
+    }
+
+
+def _reading() -> OutputSchema:
+    """What is read: any kind, every key, those a kind does not use null (or left out).
+
+    Lenient on purpose: a provider that enforced `planner_output` sends one branch; a model
+    reading the schema from its prompt may send the reply bare, or with every key.
+    """
+    text = _nullable({"type": "string"})
+    properties: dict[str, Any] = {
+        "kind": {"type": "string", "enum": [SHEETS, *KINDS]},
+        "names": _nullable({"type": "array", "items": {"type": "string"}}),
+        "language": _nullable({"type": "string", "enum": ["python", "plan"]}),
+        "source": text,
+        "explanation": text,
+        "text": text,
     }
     schema = {
         "type": "object",
@@ -109,11 +132,13 @@ def planner_output(use_cases: Sequence[str] | None = ()) -> OutputSchema:
         "required": list(properties),
         "properties": properties,
     }
-    return OutputSchema("sluice_planner_reply", schema)
+    return OutputSchema("sluice_planner_reading", schema)
 
 
-# Any reply the planner may give, sheets included, whatever the use cases: what is read.
+# Any reply the planner may give, sheets included, whatever the use cases: what is offered.
 PLANNER_OUTPUT = planner_output()
+PLANNER_READING = _reading()
+
 
 ANSWER_OUTPUT = OutputSchema(
     "sluice_answer",
@@ -148,18 +173,26 @@ class PlannerReply:
     names: tuple[str, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
-        """The brief form: `{kind, language, source, explanation}`, `{kind, names}` or
+        """The brief form: `{kind, language, explanation, source}`, `{kind, names}` or
         `{kind, text}`."""
         if self.kind == PROGRAM:
             return {
                 "kind": PROGRAM,
                 "language": self.language,
-                "source": self.source,
                 "explanation": self.explanation,
+                "source": self.source,
             }
         if self.kind == SHEETS:
             return {"kind": SHEETS, "names": list(self.names)}
         return {"kind": self.kind, "text": self.text}
+
+    def written(self) -> str:
+        """The reply as the planner writes it (`{"reply": ...}`): its history and examples."""
+        return written(self.to_json())
+
+
+def written(reply: dict[str, Any]) -> str:
+    return json.dumps({"reply": reply}, ensure_ascii=False)
 
 
 @dataclass(frozen=True)
@@ -215,7 +248,9 @@ def _nulls(schema: dict[str, Any]) -> dict[str, None]:
     return dict.fromkeys(nullable)
 
 
-def parse_planner_reply(content: str | None, *, may_read_sheets: bool = True) -> PlannerReply:
+def parse_planner_reply(
+    content: str | None, *, may_read_sheets: bool = True, may_ask: bool = True
+) -> PlannerReply:
     """The reply, if it is one reply of one kind.
 
     A program is the one part that must never be dropped unseen: a question or an answer
@@ -225,7 +260,7 @@ def parse_planner_reply(content: str | None, *, may_read_sheets: bool = True) ->
     remark beside it) are left aside: a program is checked, previewed and confirmed by the
     user whatever it says.
     """
-    reply = validate(extract_object(content), PLANNER_OUTPUT)
+    reply = validate(_unwrapped(extract_object(content)), PLANNER_READING)
     kind = reply["kind"]
     drafted = bool((reply["source"] or "").strip())
     if kind == SHEETS and drafted and not (may_read_sheets and reply["names"]):
@@ -258,9 +293,21 @@ def parse_planner_reply(content: str | None, *, may_read_sheets: bool = True) ->
             source=reply["source"],
             explanation=_clip(reply["explanation"] or ""),
         )
+    if kind == QUESTION and not may_ask:
+        raise StructuredOutputError(
+            "no question now: the request was refused for permissions; reply with a program "
+            "the principal may run, or an answer saying what cannot be done"
+        )
     if not (reply["text"] or "").strip():
         raise StructuredOutputError(f"a {kind} needs a non-empty text")
     return PlannerReply(kind=kind, text=_clip(reply["text"]))
+
+
+def _unwrapped(value: Any) -> Any:
+    """`{"reply": {...}}` as the schema asks, or the reply itself as some models send it."""
+    if isinstance(value, dict) and set(value) == {"reply"} and isinstance(value["reply"], dict):
+        return value["reply"]
+    return value
 
 
 def parse_answer(content: str | None) -> ModelAnswer:

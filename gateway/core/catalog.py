@@ -66,3 +66,8 @@ class Catalog:
     @cached_property
     def stubs(self) -> str:
         return render_stubs(self._by_name.values())
+
+    @cached_property
+    def documented_stubs(self) -> str:
+        """The stubs with descriptions and arguments: a planner's whole catalog at once."""
+        return render_stubs(self._by_name.values(), documented=True)

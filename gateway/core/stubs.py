@@ -17,17 +17,23 @@ HEADER = "from decimal import Decimal\nfrom typing import Literal, TypedDict\n"
 DECIMAL_PARAMETER = "Decimal | int | float"
 
 
-def render_stubs(use_cases: Iterable[type[UseCase[Any]]]) -> str:
+# What a documented stub says of an argument a program must write itself (`LiteralOnly`).
+LITERAL_ONLY = "Write it in the program (a literal, or a name holding literals), never a result."
+
+
+def render_stubs(use_cases: Iterable[type[UseCase[Any]]], *, documented: bool = False) -> str:
+    """The stubs programs are type-checked against; `documented`: with each use case's whole
+    description and an `Args:` section, for a planner that reads the stubs as its catalog."""
     views: dict[str, type[BaseModel]] = {}
     functions = []
     for use_case in use_cases:
         returns = _annotation(use_case.result_type(), views, parameter=False)
-        functions.append(_function(use_case, returns))
+        functions.append(_function(use_case, returns, documented=documented))
     classes = [_typed_dict(view, views) for view in list(views.values())]
     return "\n\n".join([HEADER, *classes, *functions]) + "\n"
 
 
-def _function(use_case: type[UseCase[Any]], returns: str) -> str:
+def _function(use_case: type[UseCase[Any]], returns: str, *, documented: bool) -> str:
     params = []
     for field, info in use_case.model_fields.items():
         annotation = _annotation(info.annotation, {}, parameter=True)
@@ -36,8 +42,18 @@ def _function(use_case: type[UseCase[Any]], returns: str) -> str:
         else:
             params.append(f"{field}: {annotation} = {_default(info.default)}")
     signature = ", ".join(["*", *params]) if params else ""
-    doc = use_case.summary().replace('"""', "'''")
+    doc = (_docstring(use_case) if documented else use_case.summary()).replace('"""', "'''")
     return f'def {use_case.name}({signature}) -> {returns}:\n    """{doc}"""\n    ...\n'
+
+
+def _docstring(use_case: type[UseCase[Any]]) -> str:
+    lines = use_case.description().splitlines()
+    if use_case.model_fields:
+        lines += ["", "Args:"]
+        for field, info in use_case.model_fields.items():
+            note = f" {LITERAL_ONLY}" if field in use_case.literal_only else ""
+            lines.append(f"    {field}: {info.description}{note}")
+    return "\n".join(f"    {line}" if line else "" for line in lines).lstrip()
 
 
 def _typed_dict(view: type[BaseModel], views: dict[str, type[BaseModel]]) -> str:

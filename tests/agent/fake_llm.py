@@ -123,7 +123,7 @@ def wants_sheets(names: list[str], then: Reply) -> Script:
         schema = schema_of(request)
         if schema is None and request.get("tools"):
             return tool_call("find_actions", {"names": names})
-        if schema is None or "sheets" in schema["properties"]["kind"].get("enum", []):
+        if schema is None or "sheets" in offered_kinds(schema):
             return find_actions(*names)
         return program(f"find_actions({names!r})")
 
@@ -375,12 +375,38 @@ class FakeLLM:
         return error(500, f"fake: a server enforcing the schema could not reply {why}")
 
 
+def offered_kinds(schema: dict[str, Any]) -> list[str]:
+    """The kinds of reply a planner schema offers (one branch each), in its order."""
+    return [branch["properties"]["kind"]["enum"][0] for branch in _branches(schema)]
+
+
+def offered_names(schema: dict[str, Any]) -> list[str] | None:
+    """The use cases whose sheets the schema lets the planner ask for (None: no sheets)."""
+    for branch in _branches(schema):
+        if branch["properties"]["kind"]["enum"] == ["sheets"]:
+            names: list[str] = branch["properties"]["names"]["items"].get("enum", [])
+            return names
+    return None
+
+
+def _branches(schema: dict[str, Any]) -> list[dict[str, Any]]:
+    branches: list[dict[str, Any]] = schema["properties"]["reply"]["anyOf"]
+    return branches
+
+
 def _shaped(value: Any, schema: dict[str, Any]) -> Any:
     """What the model meant, in the keys the grammar makes it write: a null it meant for a
     key the schema lacks is not written; a key the schema has and it had nothing for is null.
+    Under the planner's schema the reply goes in `{"reply": ...}`, in the branch of its kind.
     """
     if not isinstance(value, dict):
         return value
+    if "reply" in schema.get("properties", {}) and "reply" not in value:
+        kind = value.get("kind")
+        branch = next(
+            (b for b in _branches(schema) if b["properties"]["kind"]["enum"] == [kind]), None
+        )
+        return {"reply": _shaped(value, branch) if branch is not None else value}
     properties = schema.get("properties", {})
     kept = {k: v for k, v in value.items() if k in properties or v is not None}
     return {k: kept.get(k) for k in properties if k not in kept} | kept

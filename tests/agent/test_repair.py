@@ -34,7 +34,7 @@ def test_a_program_that_fails_its_checks_is_repaired_once_with_the_errors_quoted
     assert refused["source"] == TEN_AS_TEXT
     assert refused["errors"][0].startswith("type error: Argument to function `transfer`")
     repair = fake_llm.requests[1]["messages"]
-    assert json.loads(repair[-2]["content"])["source"] == TEN_AS_TEXT
+    assert json.loads(repair[-2]["content"])["reply"]["source"] == TEN_AS_TEXT
     assert repair[-1]["role"] == "user"
     assert refused["errors"][0] in repair[-1]["content"]
     assert "only repair" in repair[-1]["content"]

@@ -11,8 +11,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+import jsonschema
+
 from application.principals import PrincipalView
 from gateway.agent import Agent
+from gateway.agent.structured import planner_output
 from gateway.core.facade import Gateway
 from tests.agent import fake_llm as llm
 from tests.agent.conftest import config_for
@@ -45,11 +48,13 @@ def test_in_text_mode_a_reply_without_its_null_keys_is_read_with_them_null(
 
 
 def test_a_question_that_also_holds_a_program_goes_to_the_one_repair(
-    gateway: Gateway, llama_cpp: FakeLLM, who: Callable[[str], PrincipalView]
+    gateway: Gateway, fake_llm: FakeLLM, who: Callable[[str], PrincipalView]
 ) -> None:
-    agent = Agent(gateway, config_for(llama_cpp))
+    # A server that does not enforce the schema (text mode, or json_schema ignored) lets
+    # such a reply through; one that enforces it cannot write it (the next test).
+    agent = Agent(gateway, config_for(fake_llm, structured_output="text"))
     both = llm.planner_reply("question", text="Shall I?", language="python", source=PAY_BOB)
-    llama_cpp.push(llm.content(both), llm.program(PAY_BOB))
+    fake_llm.push(llm.content(both), llm.program(PAY_BOB))
 
     turn = agent.message(who("alice"), "Pay bob 10")
 
@@ -58,7 +63,7 @@ def test_a_question_that_also_holds_a_program_goes_to_the_one_repair(
     assert turn.program.source == PAY_BOB
     assert turn.proposal is not None
     assert turn.proposal.status == "pending"
-    fix = llama_cpp.requests[1]["messages"][-1]["content"]
+    fix = fake_llm.requests[1]["messages"][-1]["content"]
     assert fix.startswith(
         "Your reply cannot be used: the reply is of kind question but also holds a program "
         "(source); a reply is of one kind: give source null, or give kind program"
@@ -66,13 +71,13 @@ def test_a_question_that_also_holds_a_program_goes_to_the_one_repair(
 
 
 def test_replies_that_cannot_be_used_twice_are_a_refused_turn_and_the_conversation_goes_on(
-    gateway: Gateway, llama_cpp: FakeLLM, who: Callable[[str], PrincipalView]
+    gateway: Gateway, fake_llm: FakeLLM, who: Callable[[str], PrincipalView]
 ) -> None:
     alice = who("alice")
-    agent = Agent(gateway, config_for(llama_cpp))
+    agent = Agent(gateway, config_for(fake_llm, structured_output="text"))
     answer_and_program = llm.planner_reply("answer", text="Done.", language="python", source="x")
     before = store_state(gateway.ledger)[1]
-    llama_cpp.push(llm.content(answer_and_program), llm.endless("{"))
+    fake_llm.push(llm.content(answer_and_program), llm.endless("{"))
 
     turn = agent.message(alice, "Pay bob 10")
 
@@ -92,12 +97,12 @@ def test_replies_that_cannot_be_used_twice_are_a_refused_turn_and_the_conversati
     assert turn.errors == turn.attempts[-1]["errors"]
     assert store_state(gateway.ledger)[1] == before
 
-    llama_cpp.push(llm.program(PAY_BOB))
+    fake_llm.push(llm.program(PAY_BOB))
     again = agent.message(alice, "Pay bob 10, please", turn.conversation_id)
 
     assert again.proposal is not None
     assert (again.turn, again.proposal.status) == (2, "pending")
-    messages = llama_cpp.requests[-1]["messages"]
+    messages = fake_llm.requests[-1]["messages"]
     assert [m["role"] for m in messages] == ["system", "user", "assistant", "user"]
     assert messages[1]["content"] == "Pay bob 10"
     assert messages[3]["content"].startswith(
@@ -105,3 +110,13 @@ def test_replies_that_cannot_be_used_twice_are_a_refused_turn_and_the_conversati
         "used: the reply was cut off"
     )
     assert messages[3]["content"].endswith("\n\nPay bob 10, please")
+
+
+def test_a_server_that_enforces_the_schema_cannot_write_a_question_holding_a_program() -> None:
+    both = {"kind": "question", "text": "Shall I?", "language": "python", "source": PAY_BOB}
+    schema = planner_output(["transfer"])
+
+    # One branch per kind, each with its own keys only: no branch holds both.
+    for reply in ({"reply": both}, {"reply": {"kind": "question", "text": "Shall I?"}}):
+        errors = list(jsonschema.Draft202012Validator(schema.schema).iter_errors(reply))
+        assert bool(errors) == ("source" in reply["reply"])

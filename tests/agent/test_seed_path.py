@@ -190,8 +190,7 @@ def test_a_question_and_an_answer_are_turns_the_planner_sees_again(
     assert [m["role"] for m in messages] == ["system", "user", "assistant", "user"]
     assert messages[1]["content"] == "Pay bob"
     assert json.loads(messages[2]["content"]) == {
-        "kind": "question",
-        "text": "How much should bob get?",
+        "reply": {"kind": "question", "text": "How much should bob get?"}
     }
     assert messages[3]["content"] == "Not sure yet"
 

@@ -126,12 +126,13 @@ def test_sheets_are_read_from_a_server_that_binds_the_reply_to_its_schema(
 
 
 def test_a_question_holding_a_program_is_repaired_not_taken_as_a_question(
-    served: str, fake: FakeLLM
+    served_text_mode: str, fake: FakeLLM
 ) -> None:
+    # In text mode nothing binds the reply: a server enforcing the schema cannot write this.
     both = llm.planner_reply("question", text="Shall I?", language="python", source=PAY_BOB)
     fake.push(llm.content(both), llm.program(PAY_BOB))
 
-    turn = say(served, "Pay bob 10").json()
+    turn = say(served_text_mode, "Pay bob 10").json()
 
     assert turn["kind"] == "program"
     assert turn["proposal"]["status"] == "pending"

@@ -17,7 +17,7 @@ from gateway.agent import Agent
 from gateway.core.facade import Gateway
 from tests.agent import fake_llm as llm
 from tests.agent.conftest import config_for
-from tests.agent.fake_llm import FakeLLM, schema_of
+from tests.agent.fake_llm import FakeLLM, offered_kinds, offered_names, schema_of
 
 PAY_BOB = 'transfer(payer="alice", payee="bob", amount=10)'
 
@@ -51,11 +51,11 @@ def test_a_server_that_binds_the_reply_to_its_schema_still_serves_the_sheets(
     assert all("tools" not in request for request in llama_cpp.requests)
     offered = schema_of(first)
     assert offered is not None
-    assert offered["properties"]["kind"]["enum"] == ["sheets", "program", "question", "answer"]
-    names = offered["properties"]["names"]["anyOf"][0]["items"]["enum"]
-    assert names == list(gateway.catalog_for(alice).names)  # alice's directory, no more
+    assert offered_kinds(offered) == ["sheets", "program", "question", "answer"]
+    # alice's directory, no more
+    assert offered_names(offered) == list(gateway.catalog_for(alice).names)
     asked, answered = second["messages"][-2:]
-    assert json.loads(asked["content"]) == {"kind": "sheets", "names": ["transfer"]}
+    assert json.loads(asked["content"]) == {"reply": {"kind": "sheets", "names": ["transfer"]}}
     assert sheets_shown(answered) == [
         sheet.model_dump(mode="json") for sheet in gateway.sheets(alice, ["transfer"])
     ]
@@ -74,8 +74,8 @@ def test_after_the_last_round_of_sheets_the_schema_offers_no_more(
     last = llama_cpp.requests[1]
     offered = schema_of(last)
     assert offered is not None
-    assert offered["properties"]["kind"]["enum"] == ["program", "question", "answer"]
-    assert "names" not in offered["properties"]
+    assert offered_kinds(offered) == ["program", "question", "answer"]
+    assert offered_names(offered) is None
     assert [s["name"] for s in sheets_shown(last["messages"][-1])] == ["transfer", "get_balance"]
     assert last["messages"][-1]["content"].endswith(
         "You have read enough sheets: reply now with a program, a question or an answer."
@@ -100,7 +100,8 @@ def test_in_text_mode_names_without_a_sheet_are_said_and_asking_past_the_rounds_
     assert turn.proposal.status == "pending"
     first, second, third = fake_llm.requests
     assert "response_format" not in first
-    assert '"enum":["sheets","program","question","answer"]' in first["messages"][0]["content"]
+    told = first["messages"][0]["content"]  # the schema, in the prompt: every kind offered
+    assert all(f'"enum":["{kind}"]' in told for kind in ("sheets", "program", "question", "answer"))
     shown = second["messages"][-1]
     assert [s["name"] for s in sheets_shown(shown)] == ["transfer"]
     assert (
