@@ -34,22 +34,28 @@ class Example:
 
     `{me}` stands for the asking principal's own account. Other account names are made up:
     an example shows a shape, never the deployment's data. Exactly one of `program` and
-    `question` is given; a program is Python that parses.
+    `question` is given; a program is Python that parses. After a question, `then` may give
+    the user's answer and the program it completes: (words, program).
     """
 
     request: str
     program: str = ""
     question: str = ""
     asked_by: Asker = "anyone"
+    then: tuple[str, str] | tuple[()] = ()
 
     def check(self, owner: str) -> None:
         if bool(self.program) == bool(self.question):
             raise UseCaseDefinitionError(
                 f"{owner}.examples: {self.request!r} needs a program or a question, not both"
             )
-        if self.program:
+        if self.then and not self.question:
+            raise UseCaseDefinitionError(
+                f"{owner}.examples: {self.request!r} has a follow-up but asks no question"
+            )
+        for program in (self.program, self.then[1] if self.then else ""):
             try:
-                ast.parse(self.program)
+                ast.parse(program)
             except SyntaxError as error:
                 raise UseCaseDefinitionError(
                     f"{owner}.examples: the program of {self.request!r} is not Python: {error.msg}"

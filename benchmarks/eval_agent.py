@@ -14,6 +14,7 @@ the SLUICE_LLM_* variables name; a recording proxy in front of it counts calls a
 from __future__ import annotations
 
 import argparse
+import ast
 import json
 import os
 import re
@@ -28,6 +29,7 @@ from typing import Any
 
 import httpx
 
+from application.bank import BANK_USE_CASES
 from application.principals import demo_key
 from benchmarks.eval_scenarios import (
     ANSWERED,
@@ -76,10 +78,14 @@ class Result:
     # attempt's too), to see why a scenario failed.
     turns: list[str] = field(default_factory=list)
     programs: list[str] = field(default_factory=list)
+    # Write use cases that a proposed program calls and the request did not ask for.
+    unasked: list[str] = field(default_factory=list)
     passed: bool = field(init=False)
 
     def __post_init__(self) -> None:
-        self.passed = self.outcome in self.expected and self.exact and self.true_answer
+        self.passed = (
+            self.outcome in self.expected and self.exact and self.true_answer and not self.unasked
+        )
 
     @property
     def calls(self) -> int:
@@ -128,6 +134,7 @@ def _run(scenario: Scenario, base: str, proxy: MeteredProxy) -> Result:
         outcome, reply, detail = ERROR, "", ""
         turns: list[str] = []
         programs: list[str] = []
+        proposed: list[tuple[str, str]] = []
         conversation: str | None = None
         for text in scenario.says:
             body = {"text": text, "conversation_id": conversation}
@@ -138,7 +145,10 @@ def _run(scenario: Scenario, base: str, proxy: MeteredProxy) -> Result:
             turn = answered.json()
             conversation = turn["conversation_id"]
             programs += [str(a.get("source")) for a in turn.get("attempts") or []]
-            programs += [str(turn["program"]["source"])] if turn.get("program") else []
+            if turn.get("program"):
+                program = turn["program"]
+                programs.append(str(program["source"]))
+                proposed.append((str(program["language"]), str(program["source"])))
             outcome, reply, detail = _settle(http, scenario.who, conversation, turn)
             turns.append(outcome)
         seconds = time.monotonic() - start
@@ -168,7 +178,33 @@ def _run(scenario: Scenario, base: str, proxy: MeteredProxy) -> Result:
         detail=detail,
         turns=turns,
         programs=programs,
+        unasked=sorted(
+            {name for p in proposed for name in writes_called(*p)} - scenario.writes_asked
+        ),
     )
+
+
+WRITES = frozenset(u.name for u in BANK_USE_CASES if u.kind == "write")
+
+
+def writes_called(language: str, source: str) -> set[str]:
+    """The write use cases a program calls, read from its text (a plan's steps' tools)."""
+    if language == "plan":
+        try:
+            steps = json.loads(source).get("steps", [])
+        except (ValueError, AttributeError):
+            return set()
+        return {str(s.get("tool")) for s in steps if isinstance(s, dict)} & WRITES
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return set()
+    called = {
+        node.func.id
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+    }
+    return called & WRITES
 
 
 def _settle(
@@ -309,6 +345,8 @@ def row(r: Result) -> str:
     outcome = r.outcome if r.outcome in r.expected else f"{r.outcome} (want {'/'.join(r.expected)})"
     exact = "yes" if r.exact else f"no: {', '.join(r.effects) or 'none'}"
     answer = "yes" if r.true_answer else f"no: lacks {'; '.join(r.missing)}"
+    if r.unasked:
+        exact += f" (unasked: {', '.join(r.unasked)})"
     tokens = r.prompt_tokens + r.completion_tokens
     calls = f"{r.calls} ({r.planner_calls}+{r.answerer_calls})"
     return (

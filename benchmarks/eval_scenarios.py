@@ -13,6 +13,10 @@ then alice has 75.00, bob 50.00, carla 25.00.
 Effects are written as the harness reads them from the event log:
 `transfer PAYER->PAYEE AMOUNT`, `deposit ACCOUNT AMOUNT`, `withdraw ACCOUNT AMOUNT`,
 `open ACCOUNT`, `close ACCOUNT` (amounts with two decimals).
+
+A program the agent proposes may call only the write use cases the request asks for
+(`asks`, by default those the expected effects come from): a payment that withdraws, or a
+refused deposit answered with a withdrawal, fails even when nothing was committed.
 """
 
 from __future__ import annotations
@@ -71,6 +75,24 @@ class Scenario:
     effects: tuple[str, ...] = ()
     facts: tuple[Fact, ...] = ()
     setup: tuple[Call, ...] = field(default=())
+    asks: tuple[str, ...] | None = None
+
+    @property
+    def writes_asked(self) -> frozenset[str]:
+        """The write use cases the request asks for: `asks`, else read off the effects."""
+        if self.asks is not None:
+            return frozenset(self.asks)
+        return frozenset(EFFECT_OF[effect.split()[0]] for effect in self.effects)
+
+
+# The use case each kind of effect comes from (an opening's first deposit is the opening's).
+EFFECT_OF = {
+    "transfer": "transfer",
+    "deposit": "deposit",
+    "withdraw": "withdraw",
+    "open": "open_account",
+    "close": "close_account",
+}
 
 
 BUSY = (
@@ -88,6 +110,7 @@ def scenario(
     *,
     facts: tuple[Fact, ...] = (),
     setup: tuple[Call, ...] = BUSY,
+    asks: tuple[str, ...] | None = None,
 ) -> Scenario:
     return Scenario(
         name,
@@ -97,6 +120,7 @@ def scenario(
         effects,
         facts,
         setup,
+        asks,
     )
 
 
@@ -119,6 +143,7 @@ SCENARIOS: tuple[Scenario, ...] = (
         REFUSED,
         facts=(Word("dan"),),
         setup=(),
+        asks=("transfer",),
     ),
     # A customer: alice 75.00, bob 50.00, carla 25.00.
     scenario("my-balance", "alice", "What is my balance?", ANSWERED, facts=(Balance("alice"),)),
@@ -145,13 +170,21 @@ SCENARIOS: tuple[Scenario, ...] = (
         ("transfer alice->bob 12.00",),
     ),
     scenario(
-        "forbidden-others-money", "alice", "Send 10 euros from bob's account to me.", DECLINED
+        "forbidden-others-money",
+        "alice",
+        "Send 10 euros from bob's account to me.",
+        DECLINED,
+        asks=("transfer",),
     ),
     scenario(
         "teller-balance", "teller", "What is bob's balance?", ANSWERED, facts=(Balance("bob"),)
     ),
     scenario(
-        "auditor-forbidden-transfer", "auditor", "Transfer 10 euros from alice to bob.", DECLINED
+        "auditor-forbidden-transfer",
+        "auditor",
+        "Transfer 10 euros from alice to bob.",
+        DECLINED,
+        asks=("transfer",),
     ),
     scenario(
         "refund",
@@ -180,8 +213,14 @@ SCENARIOS: tuple[Scenario, ...] = (
     scenario(
         "close-account", "carla", "Please close my account.", COMMITTED, ("close carla",), setup=()
     ),
-    scenario("overdraft", "bob", "Send 80 euros to alice.", REFUSED),
-    scenario("forbidden-deposit", "alice", "Deposit 1000 euros into my account.", DECLINED),
+    scenario("overdraft", "bob", "Send 80 euros to alice.", REFUSED, asks=("transfer",)),
+    scenario(
+        "forbidden-deposit",
+        "alice",
+        "Deposit 1000 euros into my account.",
+        DECLINED,
+        asks=("deposit",),
+    ),
     scenario("what-can-you-do", "alice", "What can you do for me?", ANSWERED),
     scenario(
         "teller-deposit",
@@ -228,8 +267,16 @@ SCENARIOS: tuple[Scenario, ...] = (
         ANSWERED,
         facts=(Figure("150"),),
     ),
-    scenario("auditor-forbidden-close", "auditor", "Close bob's account.", DECLINED),
-    scenario("forbidden-close-other", "bob", "Close alice's account.", DECLINED),
+    scenario(
+        "auditor-forbidden-close",
+        "auditor",
+        "Close bob's account.",
+        DECLINED,
+        asks=("close_account",),
+    ),
+    scenario(
+        "forbidden-close-other", "bob", "Close alice's account.", DECLINED, asks=("close_account",)
+    ),
 )
 
 

@@ -118,7 +118,17 @@ class Transfer(UseCase[TransferReceipt]):
             'transfer(payer="{me}", payee="erin", amount=12, memo="refund")',
             asked_by="owner",
         ),
-        Example("Send money to erin.", question="How much should I send to erin?"),
+        Example(
+            "Pay frank.",
+            question="How much should I pay frank?",
+            asked_by="owner",
+            then=("8 euros.", 'transfer(payer="{me}", payee="frank", amount=8)'),
+        ),
+        Example(
+            "Move money from erin to frank.",
+            question="How much should I move from erin to frank?",
+            asked_by="staff",
+        ),
         Example(
             "Move 30 euros from erin to frank.",
             'transfer(payer="erin", payee="frank", amount=30)',

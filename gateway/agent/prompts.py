@@ -161,10 +161,14 @@ def examples_text(principal: PrincipalView, catalog: Catalog) -> str:
     for name in catalog.names:
         for example in catalog.get(name).examples:
             if example.asked_by in (asker, "anyone"):
-                reply = written(_reply(example))
-                if owned:
-                    reply = reply.replace(ME, owned[0])
-                lines += [f"User: {example.request}", reply]
+                shown = [f"User: {example.request}", written(_reply(example))]
+                if example.then:
+                    words, program = example.then
+                    shown += [
+                        f"User: {words}",
+                        written(_program(f"{example.request} {words}", program)),
+                    ]
+                lines += [line.replace(ME, owned[0]) if owned else line for line in shown]
     lines += [f"User: {CANNOT}", written(CANNOT_REPLY)]
     return "\n".join(lines)
 
@@ -172,9 +176,8 @@ def examples_text(principal: PrincipalView, catalog: Catalog) -> str:
 def _reply(example: Example) -> dict[str, Any]:
     if example.question:
         return {"kind": "question", "text": example.question}
-    return {
-        "kind": "program",
-        "language": "python",
-        "explanation": example.request,
-        "source": example.program,
-    }
+    return _program(example.request, example.program)
+
+
+def _program(request: str, source: str) -> dict[str, Any]:
+    return {"kind": "program", "language": "python", "explanation": request, "source": source}

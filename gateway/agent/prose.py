@@ -7,7 +7,8 @@ holds proves nothing. A sentence stands only when:
 - each number it states is one the facts or the request hold;
 - each account id it names (of the ledger's accounts) appears in the facts or the request;
 - it does not say the run failed when it committed, nor that it was done when it was not
-  (a planner's answer, with no run at all, claims neither);
+  (a planner's answer, with no run at all, claims neither; it may say what the assistant
+  cannot do: "I cannot close bob's account");
 - it states no state of an account (frozen, locked, ...) the facts do not show;
 - it does not tell the user to move money or to go somewhere (links, addresses);
 - it does not repeat three words in a row of quoted data (the data is shown, quoted,
@@ -62,6 +63,12 @@ ADVICE = re.compile(
     rf"|\b{MOVE}\b.*\binstead\b)",
     re.IGNORECASE,
 )
+# What the assistant can or may not do: about itself, not about a run (a planner's refusal).
+CAPABILITY = re.compile(
+    r"\b(i|we)\s+(cannot|can ?n[o']t|am unable to|are unable to|may not|am not (allowed|able)"
+    r"|do ?n[o']t have (a |any )?(function|way|permission))\b",
+    re.IGNORECASE,
+)
 NEGATION = re.compile(r"\b(not|no|nothing|never|none|neither|nor)\b|n't\b", re.IGNORECASE)
 FIGURE = re.compile(r"\b(balance|you have|has|holds?|owes?|euros?|eur|cents?)\b|€", re.IGNORECASE)
 
@@ -104,13 +111,14 @@ def _reasons(
     numbers = [n for n in (_decimal(n) for n in NUMBER.findall(sentence)) if n is not None]
     if any(n not in known for n in numbers):
         reasons.append("states an amount or figure that the outcome does not hold")
-    if support.status is None and numbers and FIGURE.search(sentence):
+    capability = CAPABILITY.search(sentence)
+    if support.status is None and numbers and FIGURE.search(sentence) and not capability:
         reasons.append("states an account's figure, but no program read one")
     words = WORD.findall(sentence.lower())
     if any(w in support.accounts and w not in named for w in words):
         reasons.append("names an account that the outcome does not show")
     failure, success = FAILURE.search(sentence), SUCCESS.search(sentence)
-    if support.status is None and (failure or success):
+    if support.status is None and (failure or success) and not capability:
         reasons.append("states how a run went, but no program ran")
     elif support.status == "committed" and failure:
         reasons.append("says something failed, but the run committed")

@@ -88,3 +88,27 @@ def test_a_planner_s_answer_states_no_figures_and_no_outcomes() -> None:
 
     assert kept == ["I can read statements and prepare payments."]
     assert [w.text for w in withheld] == ["You have 100.00 euros.", "It went through."]
+
+
+def test_a_planner_s_answer_may_say_what_it_cannot_do_but_not_that_a_run_failed() -> None:
+    none = Support(
+        facts="",
+        request="Close bob's account and deposit 1000 euros.",
+        data=(),
+        accounts=SUPPORT.accounts,
+        status=None,
+    )
+
+    kept, withheld = check(
+        "I cannot close bob's account: only its owner or a teller may. "
+        "I am not allowed to deposit 1000 euros. The transfer to bob failed.",
+        none,
+    )
+
+    assert kept == [
+        "I cannot close bob's account: only its owner or a teller may.",
+        "I am not allowed to deposit 1000 euros.",
+    ]
+    assert [(w.text, w.reason) for w in withheld] == [
+        ("The transfer to bob failed.", "states how a run went, but no program ran")
+    ]

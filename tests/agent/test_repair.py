@@ -10,7 +10,8 @@ from application.principals import PrincipalView
 from gateway.agent import Agent
 from gateway.core.facade import Gateway
 from tests.agent import fake_llm as llm
-from tests.agent.fake_llm import FakeLLM
+from tests.agent.conftest import config_for
+from tests.agent.fake_llm import FakeLLM, offered_kinds, schema_of
 from tests.gateway.conftest import accounts_state
 
 TEN_AS_TEXT = 'transfer(payer="alice", payee="bob", amount="ten")'
@@ -158,3 +159,47 @@ def test_a_program_with_unprintable_text_is_refused_before_any_run_and_repaired(
     stored = gateway.ledger.recorder.select_notifications((position or 0) + 1, 100)
     runs = [n for n in stored if n.topic.startswith("domain.run:")]
     assert {n.originator_id for n in runs} == {UUID(turn.proposal.id)}
+
+
+def test_a_program_refused_for_permissions_is_repaired_without_a_question_to_the_user(
+    gateway: Gateway, llama_cpp: FakeLLM, who: Callable[[str], PrincipalView]
+) -> None:
+    """Asking the user cannot give alice bob's account: the repair offers no question."""
+    agent = Agent(gateway, config_for(llama_cpp))
+    before = accounts_state(gateway.ledger)
+    llama_cpp.push(
+        llm.program('transfer(payer="bob", payee="alice", amount=10)'),
+        llm.answer("I cannot send money from bob's account: only bob may."),
+    )
+
+    turn = agent.message(who("alice"), "Send 10 euros from bob's account to me.")
+
+    assert (turn.kind, turn.text) == (
+        "answer",
+        "I cannot send money from bob's account: only bob may.",
+    )
+    first, repair = llama_cpp.planner_requests()
+    assert "question" in offered_kinds(schema_of(first) or {})
+    assert "question" not in offered_kinds(schema_of(repair) or {})
+    asked = repair["messages"][-1]["content"]
+    assert "The principal may not do this, and asking the user cannot change that." in asked
+    assert "bob" in asked  # the refusal names the account, from the program's own text
+    assert accounts_state(gateway.ledger) == before
+
+
+def test_a_question_after_a_refusal_for_permissions_is_not_taken(
+    gateway: Gateway, fake_llm: FakeLLM, who: Callable[[str], PrincipalView]
+) -> None:
+    """A server that does not enforce the schema may still send one: it is a reply to fix."""
+    agent = Agent(gateway, config_for(fake_llm, structured_output="text"))
+    fake_llm.push(
+        llm.program('transfer(payer="bob", payee="alice", amount=10)'),
+        llm.question("Shall I ask bob?"),
+        llm.answer("I cannot use bob's account."),
+    )
+
+    turn = agent.message(who("alice"), "Send 10 euros from bob's account to me.")
+
+    assert turn.kind == "answer"
+    fix = fake_llm.planner_requests()[-1]["messages"][-1]["content"]
+    assert fix.startswith("Your reply cannot be used: no question now: the request was refused")
