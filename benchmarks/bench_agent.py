@@ -25,9 +25,10 @@ from typing import Any
 from application import principals
 from application.principals import PrincipalView
 from gateway.agent import Agent, AgentConfig
+from gateway.agent.config import CATALOG_FORMS, CatalogForm
 from gateway.agent.planner import FIND_ACTIONS
-from gateway.agent.prompts import planner_prompt
-from gateway.agent.structured import PLANNER_OUTPUT
+from gateway.agent.prompts import planner_prompt, planner_stubs_prompt
+from gateway.agent.structured import PLANNER_OUTPUT, written
 from gateway.bootstrap import Sluice
 from gateway.core.results import Sheet
 from gateway.demo import seed
@@ -68,8 +69,12 @@ def sizes(sluice: Sluice) -> list[tuple[str, int]]:
         ("all 8 sheets (find_actions result)", compact(_json(catalog.sheets(catalog.names)))),
         ("one sheet: transfer", compact(_json(catalog.sheets(["transfer"])))),
         ("planner system prompt, alice (with directory)", len(_prompt(sluice, alice).encode())),
+        (
+            "planner system prompt, alice (stubs catalog)",
+            len(_stubs_prompt(sluice, alice).encode()),
+        ),
         ("planner output schema", compact(PLANNER_OUTPUT.response_format())),
-        ("find_actions (a sheets reply, as the prompt shows it)", compact(FIND_ACTIONS)),
+        ("find_actions (a sheets reply, as the prompt shows it)", len(written(FIND_ACTIONS))),
     ]
 
 
@@ -78,6 +83,7 @@ class Scenario:
     name: str
     principal: str
     request: str
+    reads: Reply  # the request for sheets, with the directory catalog only
     replies: list[Reply]
     confirm: bool = False
     answer: Reply | None = None  # the answerer's reply once the user has decided
@@ -88,7 +94,8 @@ SCENARIOS = [
         "seed: back and forth, confirmed",
         "teller",
         "Move 10 from alice to bob, bob to carla, carla back to bob; bob's balance?",
-        [llm.find_actions("transfer", "get_balance"), llm.program(BACK_AND_FORTH)],
+        llm.find_actions("transfer", "get_balance"),
+        [llm.program(BACK_AND_FORTH)],
         confirm=True,
         answer=llm.reply("Done; bob has 10.00.", "success"),
     ),
@@ -96,8 +103,8 @@ SCENARIOS = [
         "seed: loop to dan (fails at once)",
         "alice",
         "Send 20 each to bob, carla and dan",
+        llm.find_actions("transfer"),
         [
-            llm.find_actions("transfer"),
             llm.program(DAN),
             llm.reply("dan has no account; nothing sent.", "failure"),
         ],
@@ -106,8 +113,8 @@ SCENARIOS = [
         "read only: my balance",
         "alice",
         "How much do I have?",
+        llm.find_actions("get_balance"),
         [
-            llm.find_actions("get_balance"),
             llm.program('get_balance(account="alice")'),
             llm.reply("You have 100.00 euros.", "success"),
         ],
@@ -116,23 +123,30 @@ SCENARIOS = [
         "one repair, then confirmed",
         "alice",
         "Pay bob ten euros",
+        llm.find_actions("transfer"),
         [
-            llm.find_actions("transfer"),
             llm.program('transfer(payer="alice", payee="bob", amount="ten")'),
             llm.program('transfer(payer="alice", payee="bob", amount=10)'),
         ],
         confirm=True,
         answer=llm.reply("Bob got 10 euros.", "success"),
     ),
-    Scenario("clarifying question", "alice", "Pay bob", [llm.question("How much?")]),
+    Scenario(
+        "clarifying question",
+        "alice",
+        "Pay bob",
+        llm.find_actions("transfer"),
+        [llm.question("How much?")],
+    ),
 ]
 
 
-def run(sluice: Sluice, fake: FakeLLM, scenario: Scenario) -> dict[str, Any]:
-    agent = Agent(sluice.gateway, _config(fake))
+def run(sluice: Sluice, fake: FakeLLM, scenario: Scenario, catalog: CatalogForm) -> dict[str, Any]:
+    agent = Agent(sluice.gateway, _config(fake, catalog))
     principal = _who(sluice, scenario.principal)
     start = len(fake.requests)
-    fake.push(*scenario.replies)
+    # With the stubs every sheet is in the prompt already: no request for them.
+    fake.push(*([scenario.reads] if catalog == "directory" else []), *scenario.replies)
     turn = agent.message(principal, scenario.request)
     outcome = turn.outcome.status if turn.outcome else turn.kind
     if turn.proposal and turn.proposal.status == "pending":
@@ -151,6 +165,7 @@ def run(sluice: Sluice, fake: FakeLLM, scenario: Scenario) -> dict[str, Any]:
     planner = sum(1 for r in requests if llm.is_planner(r))
     return {
         "scenario": scenario.name,
+        "catalog": catalog,
         "outcome": outcome,
         "planner": planner,
         "answerer": len(requests) - planner,
@@ -265,7 +280,11 @@ def main() -> None:
         with Sluice("memory://") as sluice:
             seed(sluice.gateway)
             figures = sizes(sluice)
-            rows = [run(sluice, fake, scenario) for scenario in SCENARIOS]
+            rows = [
+                run(sluice, fake, scenario, catalog)
+                for catalog in CATALOG_FORMS
+                for scenario in SCENARIOS
+            ]
         attacked = injection(fake, table.CASES)
         benign = injection(fake, table.BENIGN)
     finally:
@@ -279,14 +298,30 @@ def main() -> None:
     ratio = f"{directory / sheets:.0%} of all sheets ({sheets / directory:.1f}x smaller)"
     print(f"\nThe directory sent on every call is {ratio}.")
     print("\nModel calls per request (scripted replies on the fake server)\n")
-    head = ("scenario", "outcome", "planner", "answerer", "total", "bytes sent", "~tokens")
+    head = (
+        "scenario",
+        "catalog",
+        "outcome",
+        "planner",
+        "answerer",
+        "total",
+        "bytes sent",
+        "~tokens",
+    )
     print("| " + " | ".join(head) + " |")
-    print("|---|---|---:|---:|---:|---:|---:|")
+    print("|---|---|---|---:|---:|---:|---:|---:|")
     for row in rows:
         total = row["planner"] + row["answerer"]
         print(
-            f"| {row['scenario']} | {row['outcome']} | {row['planner']} | {row['answerer']} "
-            f"| {total} | {row['bytes']} | {tokens(row['bytes'])} |"
+            f"| {row['scenario']} | {row['catalog']} | {row['outcome']} | {row['planner']} "
+            f"| {row['answerer']} | {total} | {row['bytes']} | {tokens(row['bytes'])} |"
+        )
+    for catalog in CATALOG_FORMS:
+        mine = [r for r in rows if r["catalog"] == catalog]
+        calls = sum(r["planner"] + r["answerer"] for r in mine) / len(mine)
+        sent = sum(r["bytes"] for r in mine)
+        print(
+            f"\n{catalog}: {calls:.2f} model calls per request, {tokens(sent)} ~tokens sent in all"
         )
     print(
         "\nbytes sent: the request bodies of all the scenario's model calls (the whole "
@@ -295,8 +330,10 @@ def main() -> None:
     show_injection(attacked, benign)
 
 
-def _config(fake: FakeLLM) -> AgentConfig:
-    return AgentConfig(model="fake-model", base_url=fake.url, api_key="sk-bench", max_retries=0)
+def _config(fake: FakeLLM, catalog: CatalogForm = "directory") -> AgentConfig:
+    return AgentConfig(
+        model="fake-model", base_url=fake.url, api_key="sk-bench", max_retries=0, catalog=catalog
+    )
 
 
 def _who(sluice: Sluice, name: str) -> PrincipalView:
@@ -307,6 +344,10 @@ def _who(sluice: Sluice, name: str) -> PrincipalView:
 
 def _prompt(sluice: Sluice, principal: PrincipalView) -> str:
     return planner_prompt(principal, sluice.gateway.directory(principal))
+
+
+def _stubs_prompt(sluice: Sluice, principal: PrincipalView) -> str:
+    return planner_stubs_prompt(principal, sluice.gateway.catalog_for(principal))
 
 
 if __name__ == "__main__":

@@ -21,7 +21,7 @@ STRUCTURED_OUTPUTS: tuple[str, ...] = get_args(StructuredOutput)
 # directory: a line per use case, sheets read on demand (fewer tokens, more model calls);
 # stubs: the documented Python stubs and examples at once (one call; what small models need).
 CatalogForm = Literal["directory", "stubs"]
-CATALOG_FORMS: tuple[str, ...] = get_args(CatalogForm)
+CATALOG_FORMS: tuple[CatalogForm, ...] = get_args(CatalogForm)
 
 BASE_URL = "SLUICE_LLM_BASE_URL"
 MODEL = "SLUICE_LLM_MODEL"

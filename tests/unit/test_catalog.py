@@ -5,6 +5,7 @@ from __future__ import annotations
 import ast
 import inspect
 import json
+import re
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
@@ -14,7 +15,8 @@ import pytest
 from pydantic import Field, ValidationError
 
 from application.bank import BANK_USE_CASES
-from application.use_case import UseCase
+from application.permissions import Permission
+from application.use_case import Example, UseCase
 from application.vocabulary import UseCaseDefinitionError
 from gateway.core.catalog import Catalog, UnknownUseCaseError
 
@@ -172,3 +174,35 @@ def test_every_text_argument_is_one_printable_line(catalog: Catalog) -> None:
             with pytest.raises(ValidationError, match=f"{field}\n.*the control character U"):
                 catalog.get(name).model_validate({field: "a\x00"})
     assert texts >= 8
+
+
+@pytest.mark.parametrize(
+    ("example", "says"),
+    [
+        (Example("Pay erin."), "'Pay erin.' needs a program or a question, not both"),
+        (
+            Example("Pay erin.", program="transfer(", question="How much?"),
+            "needs a program or a question, not both",
+        ),
+        (Example("Pay erin.", program="transfer(payee=)"), "the program of 'Pay erin.' is not"),
+        (
+            Example("Pay erin.", program="x = 1", then=("8.", "x = 2")),
+            "has a follow-up but asks no question",
+        ),
+    ],
+)
+def test_an_example_without_a_usable_program_fails_when_the_class_is_defined(
+    example: Example, says: str
+) -> None:
+    with pytest.raises(UseCaseDefinitionError, match=f"^Tip\\.examples: .*{re.escape(says)}"):
+
+        class Tip(UseCase[Decimal]):
+            """Leave a tip."""
+
+            name = "tip"
+            kind = "write"
+            permission = Permission.of("customer")
+            examples = (example,)
+
+            def perform(self, uow: Any) -> Decimal:
+                return Decimal(0)
