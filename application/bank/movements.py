@@ -98,6 +98,12 @@ class Transfer(UseCase[TransferReceipt]):
 
     examples = (
         Example(
+            "Pay frank.",
+            question="How much should I pay frank?",
+            asked_by="owner",
+            then=("8 euros.", 'transfer(payer="{me}", payee="frank", amount=8)'),
+        ),
+        Example(
             "Send 20 euros to erin for the tickets.",
             'transfer(payer="{me}", payee="erin", amount=20, memo="tickets")',
             asked_by="owner",
@@ -117,12 +123,6 @@ class Transfer(UseCase[TransferReceipt]):
             "Give erin back the 12 euros she lent me.",
             'transfer(payer="{me}", payee="erin", amount=12, memo="refund")',
             asked_by="owner",
-        ),
-        Example(
-            "Pay frank.",
-            question="How much should I pay frank?",
-            asked_by="owner",
-            then=("8 euros.", 'transfer(payer="{me}", payee="frank", amount=8)'),
         ),
         Example(
             "Move money from erin to frank.",

@@ -52,8 +52,8 @@ Rules:
 1. Reply with one JSON object, {{"reply": {{...}}}}, holding one of:
    - {{"kind": "program", "language": "python", "explanation": "<one line>", "source": \
 "<the program>"}}
-   - {{"kind": "question", "text": "<one short question>"}}: only when the request lacks \
-something the program needs (an amount, an account).
+   - {{"kind": "question", "text": "<one short question>"}}: when the request does not say \
+how much or to whom (as in "Pay erin."): ask, never guess an amount.
    - {{"kind": "answer", "text": "<your reply>"}}: when no program is needed (what you can \
 do), or when none of the functions below does what is asked: say so.
 2. A program calls the functions below with keyword arguments, and only them. No imports, \
