@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
 
-.PHONY: run shell test lint format typecheck clean \
+.PHONY: run shell test test-quick lint format typecheck clean \
 	bench-sandbox bench-store bench-http bench-agent bench-replay bench-mcp bench-bank \
 	bench-sandbox-waits bench-soak bench-logging eval-agent
 
@@ -23,8 +23,15 @@ shell: $(STAMP)
 	$(BIN)/sluice demo
 	$(BIN)/sluice shell --as alice
 
+# The suite spread over the machine's cores (pytest-xdist), one test file per worker at a
+# time so a file's served processes and fixtures are made once. TEST_WORKERS=0: serially.
+TEST_WORKERS ?= auto
 test: $(STAMP) lint typecheck
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadfile
+
+# While working: everything but the Postgres and browser suites.
+test-quick: $(STAMP)
+	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadfile -m "not postgres and not browser"
 
 lint: $(STAMP)
 	$(BIN)/ruff check .
