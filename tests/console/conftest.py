@@ -136,7 +136,8 @@ def playwright() -> Iterator[Playwright]:
 def browser(
     playwright: Playwright, chromium: Path, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[BrowserContext]:
-    """Chromium on a fresh profile; each test opens its own tab (so its own sessionStorage)."""
+    """Chromium on a fresh profile; each test opens its own tab (so its own sessionStorage),
+    signed out (the console's session cookie is the browser session's, shared by its tabs)."""
     context = playwright.chromium.launch_persistent_context(
         tmp_path_factory.mktemp("chromium-profile"),
         executable_path=str(chromium),
@@ -150,6 +151,7 @@ def browser(
 
 @pytest.fixture
 def page(browser: BrowserContext) -> Iterator[Page]:
+    browser.clear_cookies()
     tab = browser.new_page()
     errors: list[str] = []
     tab.on("pageerror", lambda error: errors.append(str(error)))

@@ -15,7 +15,7 @@ from rich.text import Text
 
 from application import principals
 from application.inert_text import inert
-from application.principals import PrincipalError, PrincipalView
+from application.principals import PrincipalView
 from application.store_config import redacted
 from gateway import logs
 from gateway.bootstrap import CONFIG_ERRORS, Sluice
@@ -23,6 +23,7 @@ from gateway.core.catalog import UnknownUseCaseError
 from gateway.core.errors import GatewayError
 from gateway.demo import demo_agent_keys, demo_keys, seed
 from gateway.interfaces.cli.flow import decide, submit
+from gateway.interfaces.cli.keys import key_app, principal_app
 from gateway.interfaces.cli.operate import audit_app, events, export, project, replay
 from gateway.interfaces.cli.render import as_json, show_outcome
 from gateway.interfaces.cli.report import RunReport
@@ -58,8 +59,8 @@ def _options(
     """Sluice: business use cases that are also an agent's tools, behind a hardened gateway."""
 
 
-principal_app = typer.Typer(help="Principals and their API keys.", no_args_is_help=True)
 app.add_typer(principal_app, name="principal")
+app.add_typer(key_app, name="key")
 app.add_typer(audit_app, name="audit")
 app.command()(replay)
 app.command()(project)
@@ -69,10 +70,6 @@ USAGE_ERROR = 2
 STARTUP_FAILURE = 3  # as uvicorn's own
 
 KeyOption = Annotated[str | None, typer.Option("--key", help="The principal's API key.")]
-ScopeOption = Annotated[
-    str,
-    typer.Option("--scope", help="human (may confirm) or agent (may propose, never confirm)."),
-]
 AsOption = Annotated[
     str | None, typer.Option("--as", help="Act as this demo principal (its demo key).")
 ]
@@ -124,14 +121,16 @@ def _principal(sluice: Sluice, key: str | None, as_: str | None) -> PrincipalVie
     if not key and not as_:
         _usage_error("say who acts: --key KEY, or --as NAME for a demo principal")
     try:
-        principal: PrincipalView = sluice.gateway.authenticate(key or principals.demo_key(str(as_)))
-    except GatewayError:
+        principal: PrincipalView = sluice.gateway.authenticate(
+            key or principals.demo_key(str(as_)), "cli"
+        )
+    except GatewayError as refused:
         if as_:
             _usage_error(
                 f"--as {as_}: no demo principal {as_} in this store (run `sluice demo`, or "
                 f"use --key; {store_note(sluice)})"
             )
-        _usage_error(f"--key: this API key is unknown or revoked ({store_note(sluice)})")
+        _usage_error(f"--key: {refused} ({store_note(sluice)})")
     return principal
 
 
@@ -283,53 +282,6 @@ def _print_demo_keys() -> None:
     agent_keys = demo_agent_keys()
     for name, demo_key in demo_keys().items():
         typer.echo(f"  {name:<8} {demo_key:<18} agent key (proposes only): {agent_keys[name]}")
-
-
-@principal_app.command("add")
-def principal_add(
-    name: Annotated[str, typer.Argument(help="The principal's name, e.g. dan.")],
-    role: Annotated[str, typer.Option("--role", help="customer, teller, auditor or admin.")],
-    owns: Annotated[
-        list[str] | None, typer.Option("--owns", help="An account a customer owns (repeat).")
-    ] = None,
-    scope: ScopeOption = "human",
-) -> None:
-    """Register a principal and print its new API key, once."""
-    with _open(expect_data=False) as sluice:
-        try:
-            issued = principals.register(sluice.ledger, name, role, owns or [], scope=scope)
-        except PrincipalError as error:
-            _usage_error(str(error))
-    typer.echo(issued)
-
-
-@principal_app.command("key")
-def principal_key(
-    name: Annotated[str, typer.Argument(help="An existing principal, e.g. alice.")],
-    scope: ScopeOption = "human",
-) -> None:
-    """Issue one more key for a principal (an agent key for a person, say); print it once."""
-    with _open() as sluice:
-        try:
-            issued = principals.issue_key(sluice.ledger, name, scope=scope)
-        except PrincipalError as error:
-            _usage_error(str(error))
-    typer.echo(issued)
-
-
-@principal_app.command("revoke")
-def principal_revoke(
-    key: Annotated[
-        str, typer.Option("--key", prompt=True, hide_input=True, help="The key to revoke.")
-    ],
-) -> None:
-    """Revoke a key: every interface refuses it from its next request, MCP calls included."""
-    with _open() as sluice:
-        try:
-            name = principals.revoke(sluice.ledger, key)
-        except PrincipalError as error:
-            _usage_error(str(error))
-    typer.echo(f"Revoked a key of {name}")
 
 
 @app.command()

@@ -243,7 +243,14 @@ def audit_run(
         _print_json(story)
         return
     console = Console()
-    who = f"{story['principal']} ({story['kind']})"
+    via = story["proposed_via"] or {}
+    key = " ".join(part for part in (via.get("scope"), "key", via.get("key_id")) if part)
+    over = f", over {via['interface']}" if via.get("interface") else ""
+    who = (
+        f"{story['principal']} ({story['kind']}; {key}{over})"
+        if via
+        else (f"{story['principal']} ({story['kind']})")
+    )
     console.print(shown(f"Run {story['run_id']} by {who}: {story['status']}", "bold"))
     console.print(said("Request:", "", story["request"] or "(none)"))
     console.print(shown(f"Program ({story['language']}, sha256 {story['program_sha256'][:12]}):"))
