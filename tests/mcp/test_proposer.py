@@ -68,8 +68,11 @@ async def test_a_persons_own_proposal_at_the_terminal_is_shown_as_hers(target: T
     done = run_cli(target, "run", program, "--key", HUMAN_KEY, "--yes", "--json")
 
     assert done.returncode == 0, done.stderr
-    story = json.loads(run_cli(target, "audit", "run", json.loads(done.stdout)["run_id"],
-                               "--json").stdout)  # fmt: skip
+    log = [json.loads(line) for line in run_cli(target, "events").stdout.splitlines()]
+    [proposed] = [
+        e for e in log if e["type"] == "Run.Proposed" and "her own" in e["data"]["source"]
+    ]
+    story = json.loads(run_cli(target, "audit", "run", proposed["aggregate_id"], "--json").stdout)
     assert story["proposed_via"] == {
         "scope": "human", "interface": "cli", "key_id": key_id(HUMAN_KEY)
     }  # fmt: skip
