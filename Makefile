@@ -16,8 +16,11 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
 	touch $(STAMP)
 
+# Another port: make run PORT=8001.
+PORT ?= 8000
+
 run: $(STAMP)
-	$(BIN)/sluice serve --demo --host 127.0.0.1 --port 8000
+	$(BIN)/sluice serve --demo --host 127.0.0.1 --port $(PORT)
 
 shell: $(STAMP)
 	$(BIN)/sluice demo

@@ -152,6 +152,8 @@ def run_story(ledger: Ledger, run_id: UUID) -> dict[str, Any]:
     return {
         "run_id": str(run.id),
         "principal": run.principal,
+        # The key's scope, the interface and the key's id; None for a run recorded before.
+        "proposed_via": run.proposed_via,
         "kind": run.kind,
         "status": run.status,
         "request": run.request,

@@ -7,6 +7,7 @@ import re
 import secrets
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
+from datetime import UTC, datetime
 
 from eventsourcing.application import AggregateNotFoundError
 from eventsourcing.persistence import IntegrityError
@@ -35,6 +36,14 @@ class PrincipalView:
     # The scope of the key that authenticated this principal; an operator at the terminal
     # who names a principal (`find`) is a person.
     scope: Scope = "human"
+    # The key's id (None for a principal named at the terminal) and the interface it came
+    # through (http, mcp, cli, console, agent): each interface says so as it authenticates.
+    key_id: str | None = None
+    interface: str | None = None
+
+    def via(self) -> dict[str, str | None]:
+        """What a proposal records of who proposed it, beyond the name."""
+        return {"scope": self.scope, "interface": self.interface, "key_id": self.key_id}
 
     # Two facts about the holder, from the groups in application/permissions.py; the
     # gateway's policy (gateway/core/policy/decisions.py) is what decides with them.
@@ -78,10 +87,12 @@ def register(
     *,
     scope: str = "human",
     key: str | None = None,
+    expires_at: datetime | None = None,
 ) -> str:
     """Register a principal and issue its key; the key is returned once and never stored."""
     owned = list(dict.fromkeys(owns))
     _check_scope(scope)
+    _check_expiry(expires_at)
     if not NAME_PATTERN.fullmatch(name):
         raise PrincipalError(f"{_quoted(name)} is not a principal name ({ACCOUNT_RULE})")
     if role not in ROLES:
@@ -98,7 +109,7 @@ def register(
             raise PrincipalError(f"no account {account}") from None
     issued = key or new_key()
     principal = Principal(name=name, role=role, owns=owned)
-    api_key = ApiKey(key_hash=hash_key(issued), principal=name, scope=scope)
+    api_key = ApiKey(key_hash=hash_key(issued), principal=name, scope=scope, expires_at=expires_at)
     try:
         ledger.save(principal, api_key)
     except IntegrityError:
@@ -106,14 +117,23 @@ def register(
     return issued
 
 
-def issue_key(ledger: Ledger, name: str, *, scope: str, key: str | None = None) -> str:
+def issue_key(
+    ledger: Ledger,
+    name: str,
+    *,
+    scope: str,
+    key: str | None = None,
+    expires_at: datetime | None = None,
+) -> str:
     """Issue one more key for an existing principal, e.g. an agent key for a person."""
     _check_scope(scope)
+    _check_expiry(expires_at)
     if find(ledger, name) is None:
         raise PrincipalError(f"no principal {name}")
     issued = key or new_key()
+    api_key = ApiKey(key_hash=hash_key(issued), principal=name, scope=scope, expires_at=expires_at)
     try:
-        ledger.save(ApiKey(key_hash=hash_key(issued), principal=name, scope=scope))
+        ledger.save(api_key)
     except IntegrityError:
         raise PrincipalError("this key is already issued") from None
     return issued
@@ -138,6 +158,15 @@ def _quoted(text: str) -> str:
     return shown if len(shown) <= 60 else shown[:57] + "..."
 
 
+def _check_expiry(expires_at: datetime | None) -> None:
+    if expires_at is None:
+        return
+    if expires_at.tzinfo is None:
+        raise PrincipalError(f"expiry {expires_at.isoformat()}: give its time zone")
+    if expires_at <= datetime.now(UTC):
+        raise PrincipalError(f"expiry {expires_at.isoformat()} is not in the future")
+
+
 def _check_scope(scope: str) -> None:
     if scope not in SCOPES:
         raise PrincipalError(
@@ -155,17 +184,32 @@ def find(ledger: Ledger, name: str) -> PrincipalView | None:
     return PrincipalView(name=principal.name, role=principal.role, owns=frozenset(principal.owns))
 
 
-def authenticate(ledger: Ledger, key: str) -> PrincipalView | None:
-    """The principal a key names, or None for an unknown or revoked key."""
+def _api_key(ledger: Ledger, key: str) -> ApiKey | None:
     try:
         api_key: object = ledger.repository.get(api_key_id(hash_key(key)))
     except AggregateNotFoundError:
         return None
     assert isinstance(api_key, ApiKey)
-    if api_key.revoked:
+    return api_key
+
+
+def authenticate(ledger: Ledger, key: str, now: datetime | None = None) -> PrincipalView | None:
+    """The principal a key names, or None for an unknown, revoked or expired key."""
+    api_key = _api_key(ledger, key)
+    if api_key is None or api_key.revoked or api_key.expired(now or datetime.now(UTC)):
         return None
     principal = find(ledger, api_key.principal)
     if principal is None:
         return None
     scope: Scope = "agent" if api_key.scope == "agent" else "human"
-    return replace(principal, scope=scope)
+    return replace(principal, scope=scope, key_id=api_key.key_id)
+
+
+def refusal(ledger: Ledger, key: str, now: datetime | None = None) -> str:
+    """Why `authenticate` refused a key, to say in the 401: it names no more than the key's
+    holder already knows (that the key existed, and when it expired)."""
+    api_key = _api_key(ledger, key)
+    expiry = None if api_key is None or api_key.revoked else api_key.expires_at
+    if expiry is not None and (now or datetime.now(UTC)) >= expiry:
+        return f"this API key expired at {expiry.isoformat()}"
+    return "this API key is unknown or revoked"

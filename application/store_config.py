@@ -12,7 +12,10 @@ from pathlib import Path
 from urllib.parse import parse_qs, unquote, urlsplit
 
 DATABASE_URL_VARIABLE = "SLUICE_DATABASE_URL"
-SUPPORTED = "sqlite:///ABSOLUTE/PATH.db, memory:// or postgresql://USER@HOST:PORT/DBNAME"
+SUPPORTED = (
+    "sqlite:///RELATIVE/PATH.db, sqlite:////ABSOLUTE/PATH.db, memory:// "
+    "or postgresql://USER@HOST:PORT/DBNAME"
+)
 
 # How long a request may wait on the store before it is answered 503 with Retry-After
 # (seconds). The persistence modules' own defaults wait forever for a lock or a statement:
@@ -35,7 +38,23 @@ class StoreConfigError(ValueError):
 def default_database_url(root: Path | None = None) -> str:
     """The embedded default: a SQLite file under ./var/."""
     base = (root or Path.cwd()) / "var" / "sluice.db"
-    return f"sqlite://{base.resolve()}"
+    return sqlite_url(base.resolve())
+
+
+def sqlite_url(path: Path) -> str:
+    """The URL of a SQLite file: `sqlite:///` then the path, so an absolute one has four
+    slashes (as SQLAlchemy writes them)."""
+    return f"sqlite:///{path}"
+
+
+def sqlite_path(database_url: str) -> Path | None:
+    """The file a sqlite URL names (relative to the current folder when the URL's path is),
+    or None for another scheme; it does not check that the file or its folder exist."""
+    parts = urlsplit(database_url)
+    if parts.scheme.lower() != "sqlite" or parts.netloc or not parts.path.strip("/"):
+        return None
+    # sqlite:///relative.db names ./relative.db; sqlite:////abs.db names /abs.db.
+    return (Path.cwd() / unquote(parts.path[1:])).resolve()
 
 
 def redacted(database_url: str) -> str:
@@ -62,7 +81,7 @@ def eventsourcing_env(
     if scheme == "memory":
         return {"PERSISTENCE_MODULE": "infrastructure.popo"}
     if scheme == "sqlite":
-        return _sqlite_env(database_url, parts.path) | _unset(SQLITE_WAITS, given)
+        return _sqlite_env(database_url) | _unset(SQLITE_WAITS, given)
     if scheme in {"postgresql", "postgres"}:
         return _postgres_env(database_url) | _unset(POSTGRES_WAITS, given)
     raise StoreConfigError(
@@ -75,14 +94,14 @@ def _unset(defaults: Mapping[str, str], environ: Mapping[str, str]) -> dict[str,
     return {key: value for key, value in defaults.items() if key not in environ}
 
 
-def _sqlite_env(database_url: str, path: str) -> dict[str, str]:
-    if not path.startswith("/") or path == "/":
+def _sqlite_env(database_url: str) -> dict[str, str]:
+    database = sqlite_path(database_url)
+    if database is None:
         raise StoreConfigError(
-            f"{DATABASE_URL_VARIABLE} {database_url!r}: a SQLite URL needs an absolute path, "
-            "as in sqlite:////home/me/sluice.db"
+            f"{DATABASE_URL_VARIABLE} {database_url!r}: a SQLite URL names its file after "
+            "three slashes: sqlite:///var/sluice.db (relative to the current folder) or "
+            "sqlite:////home/me/sluice.db (absolute)"
         )
-    # sqlite:///tmp/x.db and sqlite:////tmp/x.db both name /tmp/x.db.
-    database = Path("/" + unquote(path).lstrip("/"))
     if not database.parent.is_dir():
         raise StoreConfigError(
             f"{DATABASE_URL_VARIABLE} {database_url!r}: directory {database.parent} does not exist"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
@@ -31,8 +32,11 @@ class Check:
         return {"check": self.name, "ok": self.ok, "details": self.details[:20]}
 
 
-def verify(ledger: Ledger, read_models: ReadModels) -> tuple[int, list[Check]]:
-    """Recompute from the log up to the balances model's position, then check it all."""
+def verify(
+    ledger: Ledger, read_models: ReadModels, progress: Callable[[int, int], None] | None = None
+) -> tuple[int, list[Check]]:
+    """Recompute from the log up to the balances model's position, then check it all;
+    `progress` is told the position read after each page, and the last position."""
     position = read_models.position("balances")
     balances: dict[UUID, Decimal] = defaultdict(lambda: ZERO)
     names: dict[UUID, str] = {}
@@ -67,6 +71,10 @@ def verify(ledger: Ledger, read_models: ReadModels) -> tuple[int, list[Check]]:
         if len(page) < PAGE:
             break
         start = page[-1].id + 1
+        if progress:
+            progress(page[-1].id, position)
+    if progress:
+        progress(position, position)
     recomputed = {names[key]: value for key, value in balances.items()}
     return position, [
         _same_balances(recomputed, read_models),

@@ -131,7 +131,7 @@ def main() -> None:
         log = Path(folder) / "stderr.log"
         env = {
             **os.environ,
-            "SLUICE_DATABASE_URL": f"sqlite://{db}",
+            "SLUICE_DATABASE_URL": f"sqlite:///{db}",
             "SLUICE_CAP_REQUESTS_PER_MINUTE": "100000000",
         }
         env.pop("SLUICE_LOG_LEVEL", None)

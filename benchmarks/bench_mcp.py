@@ -121,7 +121,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as folder:
         env = {
             **os.environ,
-            "SLUICE_DATABASE_URL": f"sqlite://{Path(folder) / 'bench.db'}",
+            "SLUICE_DATABASE_URL": f"sqlite:///{Path(folder) / 'bench.db'}",
             "SLUICE_CAP_PROGRAMS_PER_MINUTE": "1000000",
             "SLUICE_CAP_REQUESTS_PER_MINUTE": "1000000",
             "SLUICE_MCP_TRUSTED_CLIENTS": "alice",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Literal, get_args
 from uuid import NAMESPACE_URL, UUID, uuid5
 
@@ -65,29 +66,49 @@ class ApiKey(Aggregate):
         key_hash: str
         principal: str
         scope: str
+        expires_at: datetime | None
 
-        # Keys issued before scopes existed were all held by people.
-        class_version = 2
+        # Keys issued before scopes existed were all held by people; before expiry, none
+        # expired.
+        class_version = 3
 
         @staticmethod
         def upcast_v1_v2(state: dict[str, object]) -> None:
             state["scope"] = "human"
 
+        @staticmethod
+        def upcast_v2_v3(state: dict[str, object]) -> None:
+            state["expires_at"] = None
+
     class Revoked(Aggregate.Event):
         pass
 
     @staticmethod
-    def create_id(key_hash: str, principal: str, scope: str) -> UUID:
+    def create_id(
+        key_hash: str, principal: str, scope: str, expires_at: datetime | None = None
+    ) -> UUID:
         return api_key_id(key_hash)
 
     @event(Issued)
-    def __init__(self, key_hash: str, principal: str, scope: str) -> None:
+    def __init__(
+        self, key_hash: str, principal: str, scope: str, expires_at: datetime | None = None
+    ) -> None:
         if scope not in SCOPES:
             raise ValueError(f"scope {scope!r} is not one of {', '.join(SCOPES)}")
         self.key_hash = key_hash
         self.principal = principal
         self.scope = scope
+        self.expires_at = expires_at
         self.revoked = False
+
+    @property
+    def key_id(self) -> str:
+        """The key's public name: the start of its record's id, shown and typed to revoke it
+        (the key itself is shown once and never stored)."""
+        return self.id.hex[:12]
+
+    def expired(self, now: datetime) -> bool:
+        return self.expires_at is not None and now >= self.expires_at
 
     def revoke(self) -> None:
         if not self.revoked:

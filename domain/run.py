@@ -43,6 +43,15 @@ class Run(Aggregate):
         stored_events: list[dict[str, Any]]
         read_versions: dict[str, int]
         expires_at: datetime
+        # Who proposed, beyond the principal's name: the key's scope (agent or human), the
+        # interface it came through (http, mcp, cli, console, agent) and the key's id.
+        proposed_via: dict[str, str | None] | None
+
+        class_version = 2
+
+        @staticmethod
+        def upcast_v1_v2(state: dict[str, object]) -> None:
+            state["proposed_via"] = None
 
     class Repreviewed(Aggregate.Event):
         preview: dict[str, Any]
@@ -80,8 +89,10 @@ class Run(Aggregate):
         stored_events: list[dict[str, Any]],
         read_versions: dict[str, int],
         expires_at: datetime,
+        proposed_via: dict[str, str | None] | None = None,
     ) -> None:
         self.principal = principal
+        self.proposed_via = proposed_via
         self.kind = kind
         self.language = language
         self.source = source

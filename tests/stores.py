@@ -20,7 +20,7 @@ def empty_store(kind: str, folder: Path) -> Iterator[str]:
     if kind == "memory":
         yield "memory://"
     elif kind == "sqlite":
-        yield f"sqlite://{folder / 'sluice.db'}"
+        yield f"sqlite:///{folder / 'sluice.db'}"
     else:
         name = support.create_schema()
         try:

@@ -3,6 +3,7 @@ request swap a rebuild in for a live model that is wrong."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -16,6 +17,8 @@ from application.read_models.service import (
     open_read_model_store,
 )
 from application.read_models.store import PROJECTIONS
+
+Step = Callable[[str], None]  # a phase begins: what it does
 
 
 @dataclass
@@ -58,6 +61,8 @@ class Replay:
     def __init__(self, ledger: Ledger) -> None:
         self.live = ReadModels(ledger, open_read_model_store(ledger, LIVE))
         self.rebuilt = ReadModels(ledger, open_read_model_store(ledger, REPLAY))
+        self._progress: Progress | None = None
+        self._step: Step | None = None
 
     def run(
         self,
@@ -67,7 +72,11 @@ class Replay:
         from_scratch: bool = False,
         swap: bool = False,
         progress: Progress | None = None,
+        step: Step | None = None,
     ) -> list[Comparison]:
+        """`progress` is told of each window applied (the rebuild's, then the live model's
+        when it is behind, named "live NAME"); `step` of each phase that has no position
+        to count (the comparison of the rows)."""
         names = names or list(PROJECTIONS)
         for name in names:
             self.rebuilt.projection(name)
@@ -76,6 +85,7 @@ class Replay:
             self.rebuilt.reset(again)
         target = self.live.head() if to is None else min(to, self.live.head())
         self.rebuilt.catch_up(names, to=target, progress=progress)
+        self._progress, self._step = progress, step
         compared = [self._compare(name, target, follow_live=to is None) for name in names]
         if not swap:
             return compared
@@ -95,16 +105,20 @@ class Replay:
 
     def _compare(self, name: str, target: int, *, follow_live: bool) -> Comparison:
         live = self.live.position(name)
+        progress = self._progress
         if live < target:
-            self.live.catch_up([name], to=target)
+            live_progress = None if progress is None else _renamed(progress, f"live {name}")
+            self.live.catch_up([name], to=target, progress=live_progress)
         elif live > target and follow_live:
-            self.rebuilt.catch_up([name], to=live)
+            self.rebuilt.catch_up([name], to=live, progress=progress)
         position = self.rebuilt.position(name)
         letters = self.live.dead_letters(name), self.rebuilt.dead_letters(name)
         if self.live.position(name) != position:
             return Comparison(name, position, None, 0, [
                 f"the live model is at {self.live.position(name)}, the rebuilt one at {position}"
             ], *letters)  # fmt: skip
+        if self._step:
+            self._step(f"comparing {name} with the live model")
         ours, theirs = _rows(self.rebuilt, name), _rows(self.live, name)
         differences = [
             f"rebuilt {a!r} != live {b!r}" for a, b in zip(ours, theirs, strict=False) if a != b
@@ -112,6 +126,10 @@ class Replay:
         if len(ours) != len(theirs):
             differences.append(f"rebuilt has {len(ours)} rows, live has {len(theirs)}")
         return Comparison(name, position, not differences, len(ours), differences[:20], *letters)
+
+
+def _renamed(progress: Progress, name: str) -> Progress:
+    return lambda _, position, target, events: progress(name, position, target, events)
 
 
 def _rows(models: ReadModels, name: str) -> list[Any]:

@@ -19,7 +19,7 @@ Nothing is kept in the process: conversations are aggregates in the store.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
 
@@ -210,7 +210,10 @@ class Agent:
             assert reply.language is not None and reply.source is not None
             try:
                 proposal = self.gateway.propose(
-                    principal, reply.language, reply.source, request=request
+                    replace(principal, interface="agent"),
+                    reply.language,
+                    reply.source,
+                    request=request,
                 )
             except GatewayError as refusal:
                 errors = check_errors(self.gateway, principal, refusal)

@@ -9,6 +9,7 @@ import json
 import math
 from collections.abc import Collection, Iterator
 from contextlib import contextmanager
+from dataclasses import replace
 from typing import Any
 
 from pydantic import ValidationError
@@ -71,19 +72,25 @@ class Gateway:
         # A person's confirmation that must run the program again waits for a slot as long
         # as a program waits for a sandbox worker.
         self.rerun_wait_seconds = runner.sandbox.settings.wait_seconds
+        self.clock = clock  # also what a key's expiry is measured by
         self.proposals = Proposals(ledger, catalog, runner, caps, clock, running=self._rerun)
         # Direct reads are answered from the read models when they are wired in.
         self.queries: ReadModelQueries | None = None
 
     # Who is asking.
 
-    def authenticate(self, api_key: str | None) -> PrincipalView:
+    def authenticate(self, api_key: str | None, interface: str | None = None) -> PrincipalView:
+        """The key's principal, with the key's id and scope and the interface it came through
+        (http, mcp, cli, console, agent), which every proposal records."""
         if not api_key:
             raise GatewayError("unauthenticated", "an API key is required")
-        principal = principal_store.authenticate(self.ledger, api_key)
+        now = self.clock()
+        principal = principal_store.authenticate(self.ledger, api_key, now)
         if principal is None:
-            raise GatewayError("unauthenticated", "this API key is unknown or revoked")
-        return principal
+            raise GatewayError(
+                "unauthenticated", principal_store.refusal(self.ledger, api_key, now)
+            )
+        return replace(principal, interface=interface)
 
     # What it may see.
 
@@ -182,6 +189,12 @@ class Gateway:
         # once; a stale one previews the program again (`_rerun`), and may meet a busy sandbox.
         with _sandbox_busy_is_unavailable():
             return self.proposals.confirm(principal, run_id, preview_hash, record=record)
+
+    def refresh(self, principal: PrincipalView, run_id: str) -> Proposal:
+        """A fresh preview of a pending proposal whose accounts moved since its preview."""
+        self.check_decides(principal, run_id, "preview again")
+        with _sandbox_busy_is_unavailable():
+            return self.proposals.refresh(principal, run_id)
 
     def reject(self, principal: PrincipalView, run_id: str) -> Proposal:
         self.check_decides(principal, run_id, "reject")

@@ -36,6 +36,7 @@ from gateway.core.program.errors import ProgramError
 from gateway.core.program.runner import Preview, ProgramRunner
 from gateway.core.results import Outcome, Proposal
 from gateway.core.runs import outcome_of, proposal_of
+from gateway.core.staleness import moved_since_preview
 
 LANGUAGES = ("python", "plan")
 # Given a response, an aggregate to append with the effect that produced it.
@@ -77,6 +78,7 @@ class Proposals:
         preview, steps = self._preview(principal, language, source)
         run = Run(
             principal=principal.name,
+            proposed_via=principal.via(),
             kind="program",
             language=language,
             source=source,
@@ -102,7 +104,33 @@ class Proposals:
             # Past its time, a proposal reads as expired before anyone records it so.
             outcome = shown.outcome.model_copy(update={"status": EXPIRED})
             return shown.model_copy(update={"status": EXPIRED, "outcome": outcome})
+        if run.status == PENDING:
+            return shown.model_copy(
+                update={"moved_since_preview": moved_since_preview(self.ledger, run)}
+            )
         return shown
+
+    def refresh(self, principal: PrincipalView, run_id: str) -> Proposal:
+        """Preview a pending proposal again when what it read has moved on, so that the
+        person decides on today's numbers (a new preview hash); as it is, when nothing moved.
+        A program that now fails ends the proposal as failed, nothing written."""
+        run = self._load(principal, run_id)
+        self._check_open(run)
+        if not moved_since_preview(self.ledger, run):
+            return proposal_of(run).model_copy(update={"moved_since_preview": []})
+        with self.running(principal) if self.running else nullcontext():
+            preview, steps = self._preview(principal, run.language, run.source)
+        if preview.ok:
+            run.repreview(**self._recorded_preview(principal, run.language, run.source, preview))
+        else:
+            assert preview.error is not None
+            error = at_step(preview.error, steps) if steps else preview.error
+            run.fail(f"previewed again: the store moved on and the program now fails: {error}")
+        try:
+            self.ledger.save(run)
+        except IntegrityError:
+            run = self._reload(run)  # another request refreshed or decided it first
+        return self.get(principal, run_id)
 
     def confirm(
         self,
@@ -184,6 +212,7 @@ class Proposals:
         shown = {"events": shown_events, "calls": [], "result": result, "output": "", "caps": {}}
         run = Run(
             principal=principal.name,
+            proposed_via=principal.via(),
             kind="direct",
             language="call",
             source=source,
@@ -215,6 +244,7 @@ class Proposals:
         }
         run = Run(
             principal=principal.name,
+            proposed_via=principal.via(),
             kind="direct",
             language="call",
             source=source,

@@ -103,6 +103,17 @@ class Outcome(Result):
 RunStatus = Literal["pending", "committed", "failed", "rejected", "expired"]
 
 
+class ProposedVia(Result):
+    """Who proposed, beyond the principal's name: the key's scope (an agent's key or a
+    person's), the interface the proposal came through, and the key's id (as `sluice key
+    list` shows it). None where it is not known: a run recorded before it was kept, or a
+    principal named at the terminal rather than by a key."""
+
+    scope: Literal["human", "agent"] | None = None
+    interface: Literal["http", "mcp", "cli", "console", "agent"] | None = None
+    key_id: str | None = None
+
+
 class Proposal(Result):
     """A proposal; `outcome` holds the gateway's fields once it is decided."""
 
@@ -138,6 +149,18 @@ class Proposal(Result):
     decided_by: str | None
     error: str | None
     outcome: Outcome
+    proposed_via: ProposedVia | None = None
+    # For a pending proposal read on its own: the accounts it read or would write that have
+    # moved since its preview (a confirmation would meet a conflict); [] when current.
+    moved_since_preview: list[str] | None = None
+
+    def proposer(self) -> str:
+        """Who proposed it, in words: `alice (agent key f18e977785bc, over mcp)`."""
+        via = self.proposed_via
+        if via is None or (via.scope, via.interface, via.key_id) == (None, None, None):
+            return self.principal
+        key = " ".join(part for part in (via.scope, "key", via.key_id) if part)
+        return f"{self.principal} ({key}" + (f", over {via.interface})" if via.interface else ")")
 
 
 class HistoryEntry(Result):

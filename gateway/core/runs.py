@@ -18,6 +18,7 @@ from gateway.core.results import (
     Outcome,
     Preview,
     Proposal,
+    ProposedVia,
     RunStatus,
     RunStory,
 )
@@ -79,5 +80,8 @@ def _as(kind: type[P], run: Run, **more: Any) -> P:
         decided_by=run.decided_by,
         error=run.error,
         outcome=outcome_of(run),
+        proposed_via=None
+        if run.proposed_via is None
+        else ProposedVia.model_validate(run.proposed_via),
         **more,
     )

@@ -50,7 +50,7 @@ def settings(fake: FakeLLM, **extra: str) -> dict[str, str]:
 @pytest.fixture(scope="module")
 def served(tmp_path_factory: pytest.TempPathFactory, model: FakeLLM) -> Iterator[str]:
     path = tmp_path_factory.mktemp("served") / "agent.db"
-    env = settings(model, SLUICE_DATABASE_URL=f"sqlite://{path}", SLUICE_LLM_MAX_TOKENS="200")
+    env = settings(model, SLUICE_DATABASE_URL=f"sqlite:///{path}", SLUICE_LLM_MAX_TOKENS="200")
     with serving([SLUICE, "serve", "--demo"], env) as base:
         yield base
 
@@ -59,7 +59,7 @@ def served(tmp_path_factory: pytest.TempPathFactory, model: FakeLLM) -> Iterator
 def served_text_mode(tmp_path_factory: pytest.TempPathFactory, model: FakeLLM) -> Iterator[str]:
     path = tmp_path_factory.mktemp("served-text") / "agent.db"
     env = settings(
-        model, SLUICE_DATABASE_URL=f"sqlite://{path}", SLUICE_LLM_STRUCTURED_OUTPUT="text"
+        model, SLUICE_DATABASE_URL=f"sqlite:///{path}", SLUICE_LLM_STRUCTURED_OUTPUT="text"
     )
     with serving([SLUICE, "serve", "--demo"], env) as base:
         yield base
@@ -163,7 +163,7 @@ def test_a_bad_agent_setting_is_refused_at_start_naming_it(
     command: str, variable: str, value: str, says: str, tmp_path: Path, model: FakeLLM
 ) -> None:
     path = tmp_path / "sluice.db"
-    env = settings(model, SLUICE_DATABASE_URL=f"sqlite://{path}")
+    env = settings(model, SLUICE_DATABASE_URL=f"sqlite:///{path}")
     argv = [SLUICE, command]
     if command == "chat":  # alice must exist, or the chat stops for that
         subprocess.run([SLUICE, "demo"], env=env, capture_output=True, check=True, timeout=60)

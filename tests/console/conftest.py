@@ -115,7 +115,7 @@ def serve(database: Path, extra_env: dict[str, str] | None = None) -> Iterator[s
     """A `sluice serve --demo` process; yields its base URL, stops it afterwards."""
     # The server's environment is the test's: no model unless the test gives one.
     env = {k: v for k, v in os.environ.items() if not k.startswith("SLUICE_")}
-    env |= ROOMY_CAPS | {"SLUICE_DATABASE_URL": f"sqlite://{database}"} | (extra_env or {})
+    env |= ROOMY_CAPS | {"SLUICE_DATABASE_URL": f"sqlite:///{database}"} | (extra_env or {})
     with serving([SLUICE, "serve", "--demo"], env, timeout=30) as base:
         yield base
 
@@ -136,7 +136,8 @@ def playwright() -> Iterator[Playwright]:
 def browser(
     playwright: Playwright, chromium: Path, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[BrowserContext]:
-    """Chromium on a fresh profile; each test opens its own tab (so its own sessionStorage)."""
+    """Chromium on a fresh profile; each test opens its own tab (so its own sessionStorage),
+    signed out (the console's session cookie is the browser session's, shared by its tabs)."""
     context = playwright.chromium.launch_persistent_context(
         tmp_path_factory.mktemp("chromium-profile"),
         executable_path=str(chromium),
@@ -150,6 +151,7 @@ def browser(
 
 @pytest.fixture
 def page(browser: BrowserContext) -> Iterator[Page]:
+    browser.clear_cookies()
     tab = browser.new_page()
     errors: list[str] = []
     tab.on("pageerror", lambda error: errors.append(str(error)))

@@ -1,13 +1,14 @@
-"""The console by keyboard alone, and on narrow screens (a phone, or 200% and 400% zoom)."""
+"""The console by keyboard alone, on narrow screens (a phone, or 200% and 400% zoom), and its
+sign-in, kept for the browser session where no script reads it."""
 
 from __future__ import annotations
 
 from decimal import Decimal
 
 import pytest
-from playwright.sync_api import Page, expect
+from playwright.sync_api import BrowserContext, Page, expect
 
-from tests.console.conftest import KEYS, balance, propose, sign_in
+from tests.console.conftest import KEYS, api, balance, propose, sign_in
 
 pytestmark = pytest.mark.browser
 
@@ -116,22 +117,42 @@ def test_every_view_fits_a_phone_width_window(page: Page, served: str) -> None:
     no_sideways_scroll(page, "audit")
 
 
-def test_the_key_is_kept_for_this_tab_only_and_forgotten_on_sign_out(
-    page: Page, served: str
+def test_the_sign_in_lasts_the_browser_session_in_every_tab_and_no_script_reads_the_key(
+    page: Page, served: str, browser: BrowserContext
 ) -> None:
     page.goto(f"{served}/")
     page.get_by_label("API key").fill("sk-not-a-key")
     page.get_by_role("button", name="Sign in").click()
     expect(page.locator("#sign-in-error")).to_have_text("This API key is unknown or revoked.")
-    assert page.evaluate("sessionStorage.length") == 0
+    assert browser.cookies() == []
 
     sign_in(page, served, "bob")
     expect(page.locator("#who")).to_have_text("bob (customer, accounts bob)")
-    assert page.evaluate("sessionStorage.getItem('sluice.api-key')") == KEYS["bob"]
-    assert page.evaluate("localStorage.length + document.cookie.length") == 0
-    page.reload()
-    expect(page.locator("#who")).to_have_text("bob (customer, accounts bob)")  # same tab
+    # The key is nowhere a script of the page can read it.
+    kept = page.evaluate(
+        "JSON.stringify([document.cookie, Object.entries(sessionStorage),"
+        " Object.entries(localStorage)])"
+    )
+    assert KEYS["bob"] not in kept and "sk-" not in kept
+    [cookie] = browser.cookies()
+    assert (cookie["httpOnly"], cookie["sameSite"], cookie["path"]) == (True, "Strict", "/v1/")
+    assert cookie["expires"] == -1  # a session cookie: gone when the browser closes
+    assert cookie["secure"] is False  # served over plain http here; Secure over https
+    with api(served, "bob") as client:  # a proposal whose review link bob opens anew
+        proposal = client.post(
+            "/v1/programs",
+            json={"language": "python", "source": 'transfer(payer="bob", payee="alice", amount=1)'},
+        )
+    link = f"{served}/#/proposals/{proposal.json()['id']}"
 
-    page.get_by_role("button", name="Sign out").click()
-    expect(page.get_by_label("API key")).to_be_focused()
-    assert page.evaluate("sessionStorage.length") == 0
+    other = browser.new_page()
+    other.goto(link)
+    expect(other.get_by_role("heading", name="Your decision")).to_be_visible()
+    expect(other.locator("#who")).to_have_text("bob (customer, accounts bob)")
+
+    other.get_by_role("button", name="Sign out").click()
+    expect(other.get_by_label("API key")).to_be_focused()
+    assert browser.cookies() == []
+    page.reload()  # signed out in every tab
+    expect(page.get_by_label("API key")).to_be_visible()
+    other.close()

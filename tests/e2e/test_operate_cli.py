@@ -80,7 +80,7 @@ def test_replay_swap_repairs_a_wrong_live_model_in_place(env: dict[str, str]) ->
 def corrupt_bob(url: str) -> None:
     """A wrong balance in the live read model, as a faulty tool would leave it."""
     if url.startswith("sqlite"):
-        with sqlite3.connect(url.removeprefix("sqlite://")) as db:
+        with sqlite3.connect(url.removeprefix("sqlite:///")) as db:
             db.execute("UPDATE rm_balances SET balance_cents = 100000000 WHERE account = 'bob'")
     else:
         schema = url.rsplit("schema=", 1)[1]

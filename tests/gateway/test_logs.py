@@ -61,7 +61,7 @@ def owned_logging() -> Iterator[None]:
 
 @pytest.fixture
 def sluice(tmp_path: Path) -> Iterator[Sluice]:
-    with Sluice(f"sqlite://{tmp_path / 'sluice.db'}") as opened:
+    with Sluice(f"sqlite:///{tmp_path / 'sluice.db'}") as opened:
         seed(opened.gateway)
         yield opened
 

@@ -297,7 +297,7 @@ def test_a_proposal_survives_a_restart_and_is_confirmed_by_another_process(
 
     clock = Clock(datetime.now(UTC))  # the other process reads the real time
 
-    url = f"sqlite://{tmp_path / 'shared.db'}"
+    url = f"sqlite:///{tmp_path / 'shared.db'}"
     with Ledger(env=eventsourcing_env(url)) as ledger:
         proposing = make_gateway(ledger, catalog, sandbox, clock)
         seed(proposing)

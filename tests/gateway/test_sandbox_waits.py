@@ -315,7 +315,7 @@ def test_a_bad_pool_setting_is_refused_naming_it(variable: str, value: str) -> N
 def test_the_cli_stops_at_a_bad_pool_setting_with_a_usage_error(tmp_path: Path) -> None:
     env = {
         **os.environ,
-        "SLUICE_DATABASE_URL": f"sqlite://{tmp_path / 'cli.db'}",
+        "SLUICE_DATABASE_URL": f"sqlite:///{tmp_path / 'cli.db'}",
         "SLUICE_SANDBOX_WORKERS": "none",
     }
     done = subprocess.run(

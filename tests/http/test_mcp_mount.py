@@ -40,7 +40,7 @@ def test_mcp_requests_count_against_the_same_request_cap_as_the_api(
     tmp_path: Path, sandbox: Sandbox, clock: Clock
 ) -> None:
     caps = replace(TEST_CAPS, requests_per_minute=2)
-    with Sluice(f"sqlite://{tmp_path / 'cap.db'}", caps, sandbox=sandbox, clock=clock) as sluice:
+    with Sluice(f"sqlite:///{tmp_path / 'cap.db'}", caps, sandbox=sandbox, clock=clock) as sluice:
         seed(sluice.gateway)
         app = create_app(sluice)
         with TestClient(app, base_url="http://127.0.0.1:8000") as client:

@@ -30,7 +30,7 @@ RUNAWAY = "while True:\n    pass\n"
 def one_worker(tmp_path: Path) -> Iterator[Target]:
     env = {
         **os.environ,
-        "SLUICE_DATABASE_URL": f"sqlite://{tmp_path / 'busy.db'}",
+        "SLUICE_DATABASE_URL": f"sqlite:///{tmp_path / 'busy.db'}",
         "SLUICE_SANDBOX_WORKERS": "1",
         "SLUICE_SANDBOX_WAIT_SECONDS": "0.5",
         # The runaway keeps the only worker busy this long: time for the requests below.

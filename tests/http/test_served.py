@@ -17,7 +17,7 @@ SLUICE = str(Path(sys.executable).parent / "sluice")
 
 @pytest.fixture
 def served(tmp_path: Path) -> Iterator[str]:
-    env = {**os.environ, "SLUICE_DATABASE_URL": f"sqlite://{tmp_path / 'served.db'}"}
+    env = {**os.environ, "SLUICE_DATABASE_URL": f"sqlite:///{tmp_path / 'served.db'}"}
     with serving([SLUICE, "serve", "--demo"], env) as base:
         yield base
 

@@ -42,7 +42,7 @@ def store(
             with sqlite3.connect(path) as db:
                 db.execute("UPDATE rm_balances SET balance_cents = 'x' WHERE account = 'alice'")
 
-        yield f"sqlite://{path}", spoil_sqlite
+        yield f"sqlite:///{path}", spoil_sqlite
         return
     schema = request.getfixturevalue("schema")
 
@@ -108,7 +108,7 @@ def test_a_500_is_one_json_line_on_the_log_and_nothing_else(
 
 
 def test_at_info_uvicorns_own_lines_and_the_access_log_are_json_lines(tmp_path: Path) -> None:
-    url = f"sqlite://{tmp_path / 'sluice.db'}"
+    url = f"sqlite:///{tmp_path / 'sluice.db'}"
     log = tmp_path / "stderr.log"
     env = environment(url, SLUICE_LOG_LEVEL="info")  # any case
     with served_process([SLUICE, "serve"], env, errors=log) as (base, _):
@@ -129,7 +129,7 @@ def test_a_bad_log_level_is_refused_at_start_naming_the_variable(
     command: str, tmp_path: Path
 ) -> None:
     path = tmp_path / "sluice.db"
-    env = environment(f"sqlite://{path}", SLUICE_LOG_LEVEL="loud", SLUICE_API_KEY="sk-demo-alice")
+    env = environment(f"sqlite:///{path}", SLUICE_LOG_LEVEL="loud", SLUICE_API_KEY="sk-demo-alice")
     done = subprocess.run(
         [SLUICE, command], env=env, capture_output=True, text=True, stdin=subprocess.DEVNULL,
         timeout=30, check=False,

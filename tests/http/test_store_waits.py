@@ -175,7 +175,7 @@ def test_a_held_sqlite_write_lock_is_a_503_within_the_busy_timeout(
     tmp_path: Path, environment: dict[str, str]
 ) -> None:
     database = tmp_path / "sluice.db"
-    with served(f"sqlite://{database}", environment) as client:
+    with served(f"sqlite:///{database}", environment) as client:
         balance = read(client).json()["balance"]
         holder = sqlite3.connect(database, isolation_level=None)
         bound = SQLITE_LOCK_SECONDS + MARGIN

@@ -47,7 +47,7 @@ class Store:
 
     def rows(self) -> int:
         if self.kind == "sqlite":
-            with sqlite3.connect(self.url.removeprefix("sqlite://")) as conn:
+            with sqlite3.connect(self.url.removeprefix("sqlite:///")) as conn:
                 return int(conn.execute("SELECT count(*) FROM rate_windows").fetchone()[0])
         schema = self.url.rpartition("schema=")[2]
         with psycopg.connect(support.database_url()) as conn:

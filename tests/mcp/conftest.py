@@ -16,7 +16,7 @@ from tests.stores import empty_store
 
 
 def _seeded(path: Path) -> dict[str, str]:
-    env = store_env(f"sqlite://{path}")
+    env = store_env(f"sqlite:///{path}")
     subprocess.run([SLUICE, "demo"], env=env, capture_output=True, text=True, check=True)
     return env
 
@@ -28,7 +28,7 @@ def stdio_target(tmp_path_factory: pytest.TempPathFactory) -> Target:
 
 @pytest.fixture(scope="module")
 def http_target(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Target]:
-    env = store_env(f"sqlite://{tmp_path_factory.mktemp('mcp') / 'http.db'}")
+    env = store_env(f"sqlite:///{tmp_path_factory.mktemp('mcp') / 'http.db'}")
     with serving([SLUICE, "serve", "--demo"], env) as base:
         yield Target("http", env, base)
 
@@ -64,7 +64,7 @@ def trusted_stdio_target(tmp_path_factory: pytest.TempPathFactory) -> Target:
 @pytest.fixture(scope="module")
 def trusted_http_target(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Target]:
     path = tmp_path_factory.mktemp("mcp") / "trusted-http.db"
-    env = store_env(f"sqlite://{path}") | TRUSTS_ALICE
+    env = store_env(f"sqlite:///{path}") | TRUSTS_ALICE
     with serving([SLUICE, "serve", "--demo"], env) as base:
         yield Target("http", env, base)
 

@@ -36,7 +36,7 @@ DIRECTORY = {"jsonrpc": "2.0", "id": 2, "method": "tools/call",
 
 @pytest.fixture
 def base(tmp_path: Path) -> Iterator[str]:
-    env = store_env(f"sqlite://{tmp_path / 'sessions.db'}")
+    env = store_env(f"sqlite:///{tmp_path / 'sessions.db'}")
     env |= {"SLUICE_CAP_MCP_SESSIONS": "3", "SLUICE_CAP_MCP_SESSION_IDLE_SECONDS": "1"}
     with serving([SLUICE, "serve", "--demo"], env) as served:
         yield served
@@ -74,7 +74,7 @@ def test_sessions_never_ended_are_bounded_and_closed_once_idle(base: str) -> Non
 @pytest.fixture
 def defaults(tmp_path: Path) -> Iterator[Target]:
     """A served gateway with the default session caps."""
-    env = store_env(f"sqlite://{tmp_path / 'per-principal.db'}")
+    env = store_env(f"sqlite:///{tmp_path / 'per-principal.db'}")
     with serving([SLUICE, "serve", "--demo"], env) as served:
         yield Target("http", env, served)
 
@@ -133,7 +133,7 @@ async def test_one_principal_holds_at_most_its_sessions_and_others_still_connect
 
 @pytest.fixture
 def two_each(tmp_path: Path) -> Iterator[str]:
-    env = store_env(f"sqlite://{tmp_path / 'two-each.db'}")
+    env = store_env(f"sqlite:///{tmp_path / 'two-each.db'}")
     env |= {
         "SLUICE_CAP_MCP_SESSIONS_PER_PRINCIPAL": "2",
         "SLUICE_CAP_MCP_SESSION_IDLE_SECONDS": "1",

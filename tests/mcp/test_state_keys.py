@@ -40,7 +40,7 @@ ACCEPT: dict[str, Any] = {"confirm": types.ElicitResult(action="accept", content
 @contextmanager
 def two_gateways(store: Path, first_keys: str, second_keys: str) -> Iterator[tuple[Target, Target]]:
     """Two `sluice serve` processes on one SQLite file, each with its own sealing keys."""
-    env = store_env(f"sqlite://{store}") | TRUSTS_ALICE
+    env = store_env(f"sqlite:///{store}") | TRUSTS_ALICE
     first_env = {**env, "SLUICE_MCP_STATE_KEYS": first_keys}
     second_env = {**env, "SLUICE_MCP_STATE_KEYS": second_keys}
     with (
@@ -144,7 +144,7 @@ def test_malformed_keys_are_refused_naming_the_variable(value: str, error: str) 
 
 @pytest.mark.parametrize("command", ["serve", "mcp"])
 def test_a_gateway_with_malformed_keys_does_not_start(command: str, tmp_path: Path) -> None:
-    env = store_env(f"sqlite://{tmp_path / 'keys.db'}") | {
+    env = store_env(f"sqlite:///{tmp_path / 'keys.db'}") | {
         VARIABLE: "not a key!",
         "SLUICE_API_KEY": HUMAN_KEY,
     }

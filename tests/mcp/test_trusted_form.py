@@ -143,7 +143,7 @@ async def test_a_preview_gone_stale_is_asked_about_again_fresh(
 def test_a_gateway_with_a_bad_trusted_clients_setting_does_not_start(
     command: str, value: str, error: str, tmp_path: Path
 ) -> None:
-    seeded = store_env(f"sqlite://{tmp_path / 'trust.db'}") | {"SLUICE_API_KEY": HUMAN_KEY}
+    seeded = store_env(f"sqlite:///{tmp_path / 'trust.db'}") | {"SLUICE_API_KEY": HUMAN_KEY}
     subprocess.run([SLUICE, "demo"], env=seeded, capture_output=True, check=True)
     env = seeded | {TRUSTED_CLIENTS: value}
     done = subprocess.run(

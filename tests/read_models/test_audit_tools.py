@@ -88,7 +88,7 @@ def corrupt_balance(sluice: Sluice, account: str, balance: Decimal) -> None:
     key = account_id(account).hex
     url = sluice.database_url
     if url.startswith("sqlite"):
-        with sqlite3.connect(url.removeprefix("sqlite://")) as db:
+        with sqlite3.connect(url.removeprefix("sqlite:///")) as db:
             db.execute(
                 "UPDATE rm_balances SET balance_cents = ? WHERE aggregate_id = ?",
                 (int(balance * 100), key),

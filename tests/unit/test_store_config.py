@@ -24,8 +24,24 @@ def test_sqlite_urls_name_the_guarded_sqlite_module_and_the_file(tmp_path: Path)
         "SQLITE_LOCK_TIMEOUT": "3",
     }
 
-    assert eventsourcing_env(f"sqlite://{tmp_path}/ledger.db", NONE_SET) == expected
     assert eventsourcing_env(f"sqlite:///{tmp_path}/ledger.db", NONE_SET) == expected
+
+
+def test_three_slashes_name_a_file_relative_to_the_current_folder_and_four_an_absolute_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "var").mkdir()
+    monkeypatch.chdir(tmp_path)
+
+    relative = eventsourcing_env("sqlite:///var/ledger.db", NONE_SET)
+    absolute = eventsourcing_env(f"sqlite:///{tmp_path}/var/ledger.db", NONE_SET)
+
+    assert relative["SQLITE_DBNAME"] == str(tmp_path.resolve() / "var" / "ledger.db")
+    assert absolute["SQLITE_DBNAME"] == relative["SQLITE_DBNAME"]
+    # Not /relative.db at the root of the file system: the one beside the command.
+    assert eventsourcing_env("sqlite:///relative.db", NONE_SET)["SQLITE_DBNAME"] == str(
+        tmp_path.resolve() / "relative.db"
+    )
 
 
 def test_memory_and_postgres_urls() -> None:
@@ -60,11 +76,11 @@ def test_waits_are_bounded_unless_the_environment_says_otherwise(tmp_path: Path)
     postgres = eventsourcing_env("postgresql://db.local/bank", chosen)
     assert "POSTGRES_LOCK_TIMEOUT" not in postgres
     assert postgres["POSTGRES_STATEMENT_TIMEOUT"] == "5"
-    assert "SQLITE_LOCK_TIMEOUT" not in eventsourcing_env(f"sqlite://{tmp_path}/l.db", chosen)
+    assert "SQLITE_LOCK_TIMEOUT" not in eventsourcing_env(f"sqlite:///{tmp_path}/l.db", chosen)
 
 
 def test_the_default_is_a_sqlite_file_under_var(tmp_path: Path) -> None:
-    assert default_database_url(tmp_path) == f"sqlite://{tmp_path.resolve()}/var/sluice.db"
+    assert default_database_url(tmp_path) == f"sqlite:///{tmp_path.resolve()}/var/sluice.db"
 
 
 @pytest.mark.parametrize(
@@ -72,7 +88,8 @@ def test_the_default_is_a_sqlite_file_under_var(tmp_path: Path) -> None:
     [
         ("mysql://localhost/bank", "unsupported scheme 'mysql'"),
         ("ledger.db", "unsupported scheme '(none)'"),
-        ("sqlite://relative.db", "a SQLite URL needs an absolute path"),
+        ("sqlite://relative.db", "a SQLite URL names its file after three slashes"),
+        ("sqlite:///", "a SQLite URL names its file after three slashes"),
         ("sqlite:////no/such/dir/ledger.db", "directory /no/such/dir does not exist"),
         ("postgresql://localhost", "a PostgreSQL URL needs a database name"),
     ],

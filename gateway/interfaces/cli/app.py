@@ -15,7 +15,7 @@ from rich.text import Text
 
 from application import principals
 from application.inert_text import inert
-from application.principals import PrincipalError, PrincipalView
+from application.principals import PrincipalView
 from application.store_config import redacted
 from gateway import logs
 from gateway.bootstrap import CONFIG_ERRORS, Sluice
@@ -23,9 +23,12 @@ from gateway.core.catalog import UnknownUseCaseError
 from gateway.core.errors import GatewayError
 from gateway.demo import demo_agent_keys, demo_keys, seed
 from gateway.interfaces.cli.flow import decide, submit
+from gateway.interfaces.cli.keys import key_app, principal_app
 from gateway.interfaces.cli.operate import audit_app, events, export, project, replay
 from gateway.interfaces.cli.render import as_json, show_outcome
 from gateway.interfaces.cli.report import RunReport
+from gateway.interfaces.cli.run_ids import RunIdError, resolve_run_id
+from gateway.interfaces.cli.store_check import missing_store, store_note
 
 app = typer.Typer(
     name="sluice",
@@ -34,8 +37,30 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
 )
-principal_app = typer.Typer(help="Principals and their API keys.", no_args_is_help=True)
+
+
+def _version(asked: bool) -> None:
+    if asked:
+        from importlib.metadata import version
+
+        typer.echo(f"sluice {version('sluice')}")
+        raise typer.Exit(0)
+
+
+@app.callback()
+def _options(
+    _: Annotated[
+        bool,
+        typer.Option(
+            "--version", callback=_version, is_eager=True, help="Print the version and exit."
+        ),
+    ] = False,
+) -> None:
+    """Sluice: business use cases that are also an agent's tools, behind a hardened gateway."""
+
+
 app.add_typer(principal_app, name="principal")
+app.add_typer(key_app, name="key")
 app.add_typer(audit_app, name="audit")
 app.command()(replay)
 app.command()(project)
@@ -45,16 +70,17 @@ USAGE_ERROR = 2
 STARTUP_FAILURE = 3  # as uvicorn's own
 
 KeyOption = Annotated[str | None, typer.Option("--key", help="The principal's API key.")]
-ScopeOption = Annotated[
-    str,
-    typer.Option("--scope", help="human (may confirm) or agent (may propose, never confirm)."),
-]
 AsOption = Annotated[
     str | None, typer.Option("--as", help="Act as this demo principal (its demo key).")
 ]
 
 
-def _open() -> Sluice:
+def _open(*, expect_data: bool = True) -> Sluice:
+    """The system on its store; `expect_data` refuses a store that does not exist yet rather
+    than create an empty one (a command run in the wrong folder)."""
+    missing = missing_store() if expect_data else None
+    if missing:
+        _usage_error(missing)
     try:
         return Sluice()
     except CONFIG_ERRORS as error:
@@ -95,18 +121,23 @@ def _principal(sluice: Sluice, key: str | None, as_: str | None) -> PrincipalVie
     if not key and not as_:
         _usage_error("say who acts: --key KEY, or --as NAME for a demo principal")
     try:
-        principal: PrincipalView = sluice.gateway.authenticate(key or principals.demo_key(str(as_)))
-    except GatewayError:
+        principal: PrincipalView = sluice.gateway.authenticate(
+            key or principals.demo_key(str(as_)), "cli"
+        )
+    except GatewayError as refused:
         if as_:
-            _usage_error(f"--as {as_}: no demo principal {as_} (run `sluice demo`, or use --key)")
-        _usage_error("--key: this API key is unknown or revoked")
+            _usage_error(
+                f"--as {as_}: no demo principal {as_} in this store (run `sluice demo`, or "
+                f"use --key; {store_note(sluice)})"
+            )
+        _usage_error(f"--key: {refused} ({store_note(sluice)})")
     return principal
 
 
 @app.command()
 def directory(key: KeyOption = None, as_: AsOption = None) -> None:
     """Print the directory: one line per use case (those the principal may call, if given)."""
-    with _open() as sluice:
+    with _open(expect_data=False) as sluice:
         if key or as_:
             text = sluice.gateway.directory(_principal(sluice, key, as_))
         else:
@@ -117,7 +148,7 @@ def directory(key: KeyOption = None, as_: AsOption = None) -> None:
 @app.command()
 def actions(names: Annotated[list[str], typer.Argument(help="Use case names.")]) -> None:
     """Print the full sheets of the named use cases as a JSON array."""
-    with _open() as sluice:
+    with _open(expect_data=False) as sluice:
         try:
             sheets = sluice.catalog.sheets(names)
         except UnknownUseCaseError as error:
@@ -132,18 +163,26 @@ def run(  # noqa: PLR0917 (typer maps each parameter to an option)
     key: KeyOption = None,
     as_: AsOption = None,
     language: Annotated[
-        str, typer.Option("--language", help="python, or plan for a JSON plan.")
-    ] = "python",
+        str | None,
+        typer.Option(
+            "--language",
+            help="python, or plan for a JSON plan (default: plan for a .json file, else python).",
+        ),
+    ] = None,
     yes: Annotated[bool, typer.Option("--yes", help="Commit without asking.")] = False,
     json_out: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
 ) -> None:
     """Check a program, preview its events, ask for confirmation, then commit all or nothing."""
+    if language is None:
+        language = "plan" if file.suffix.lower() == ".json" else "python"
     if language not in ("python", "plan"):
         _usage_error(f"--language {language!r}: use python or plan")
     try:
         source = file.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as error:
         _usage_error(f"cannot read program {file}: {getattr(error, 'strerror', None) or error}")
+    if not source.strip():
+        _usage_error(f"program {file} is empty: there is nothing to run")
     human = Console(stderr=json_out)
     with _open() as sluice:
         principal = _principal(sluice, key, as_)
@@ -155,7 +194,9 @@ def run(  # noqa: PLR0917 (typer maps each parameter to an option)
 
 @app.command()
 def confirm(
-    run_id: Annotated[str, typer.Argument(help="The proposal's id.")],
+    run_id: Annotated[
+        str, typer.Argument(help="The proposal's id, or its start (8 characters, say).")
+    ],
     key: KeyOption = None,
     as_: AsOption = None,
     yes: Annotated[bool, typer.Option("--yes", help="Commit without asking.")] = False,
@@ -165,6 +206,10 @@ def confirm(
     human = Console(stderr=json_out)
     with _open() as sluice:
         principal = _principal(sluice, key, as_)
+        try:
+            run_id = resolve_run_id(sluice, run_id, noun="proposal")
+        except RunIdError as error:
+            _usage_error(str(error))
         try:
             sluice.gateway.check_decides(principal, run_id, "confirm")
             proposal = sluice.gateway.proposal(principal, run_id)
@@ -221,7 +266,7 @@ def call(
 @app.command()
 def demo() -> None:
     """Seed the demo ledger and principals where they are absent; print the demo keys."""
-    with _open() as sluice:
+    with _open(expect_data=False) as sluice:
         opened, registered = seed(sluice.gateway)
         where = sluice.database_url
     if opened or registered:
@@ -237,53 +282,6 @@ def _print_demo_keys() -> None:
     agent_keys = demo_agent_keys()
     for name, demo_key in demo_keys().items():
         typer.echo(f"  {name:<8} {demo_key:<18} agent key (proposes only): {agent_keys[name]}")
-
-
-@principal_app.command("add")
-def principal_add(
-    name: Annotated[str, typer.Argument(help="The principal's name, e.g. dan.")],
-    role: Annotated[str, typer.Option("--role", help="customer, teller, auditor or admin.")],
-    owns: Annotated[
-        list[str] | None, typer.Option("--owns", help="An account a customer owns (repeat).")
-    ] = None,
-    scope: ScopeOption = "human",
-) -> None:
-    """Register a principal and print its new API key, once."""
-    with _open() as sluice:
-        try:
-            issued = principals.register(sluice.ledger, name, role, owns or [], scope=scope)
-        except PrincipalError as error:
-            _usage_error(str(error))
-    typer.echo(issued)
-
-
-@principal_app.command("key")
-def principal_key(
-    name: Annotated[str, typer.Argument(help="An existing principal, e.g. alice.")],
-    scope: ScopeOption = "human",
-) -> None:
-    """Issue one more key for a principal (an agent key for a person, say); print it once."""
-    with _open() as sluice:
-        try:
-            issued = principals.issue_key(sluice.ledger, name, scope=scope)
-        except PrincipalError as error:
-            _usage_error(str(error))
-    typer.echo(issued)
-
-
-@principal_app.command("revoke")
-def principal_revoke(
-    key: Annotated[
-        str, typer.Option("--key", prompt=True, hide_input=True, help="The key to revoke.")
-    ],
-) -> None:
-    """Revoke a key: every interface refuses it from its next request, MCP calls included."""
-    with _open() as sluice:
-        try:
-            name = principals.revoke(sluice.ledger, key)
-        except PrincipalError as error:
-            _usage_error(str(error))
-    typer.echo(f"Revoked a key of {name}")
 
 
 @app.command()
@@ -308,7 +306,7 @@ def serve(
     level = log_level()
     _check_agent_settings()
     logs.install(level)  # from the start: opening the store may log already
-    with _open() as sluice:
+    with _open(expect_data=False) as sluice:
         sluice.projected_elsewhere = not projector
         try:
             server = http_server(sluice, host=host, port=port, projector=projector, log_level=level)
@@ -369,7 +367,7 @@ def mcp(
             )
             server.run("stdio")
         except GatewayError as refused:
-            _usage_error(f"SLUICE_API_KEY: {refused}")
+            _usage_error(f"SLUICE_API_KEY: {refused} ({store_note(sluice)})")
         except StateKeysConfigError as error:
             _usage_error(str(error))
 

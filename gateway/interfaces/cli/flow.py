@@ -46,8 +46,25 @@ def decide(
     yes: bool,
     err: bool,
 ) -> RunReport:
-    """Show a pending proposal's preview, ask, then confirm its hash or reject it."""
+    """Show a pending proposal's preview, ask, then confirm its hash or reject it. A preview
+    whose accounts have moved since is said to be stale before anything is asked, and
+    previewed again (with --yes, nothing is previewed unseen: the confirmation is refused)."""
+    if proposal.moved_since_preview:
+        moved = ", ".join(proposal.moved_since_preview)
+        console.print(
+            shown(f"Stale: {moved} moved since this preview ({proposal.created_at}); its "
+                  "numbers are not today's.", "yellow")
+        )  # fmt: skip
+        if not yes:
+            try:
+                proposal = gateway.refresh(principal, proposal.id)
+            except GatewayError as refused:
+                return RunReport.refused(refused)
+            if proposal.status != "pending":
+                return RunReport.of(proposal.outcome, run_id=proposal.id)
+            console.print(shown("A fresh preview, with today's numbers:", "yellow"))
     while True:
+        console.print(shown(f"Proposed by {proposal.proposer()}", "bold"))
         show_preview(console, proposal.preview)
         console.print(f"Proposal {proposal.id} (expires {proposal.expires_at})", markup=False)
         if not yes and not _confirmed(len(proposal.preview.events), err=err):

@@ -31,6 +31,8 @@ from domain.errors import AccountNotFoundError
 from gateway import logs
 from gateway.bootstrap import CONFIG_ERRORS, Sluice
 from gateway.interfaces.cli.render import PRINTED_TITLE, framed, said, shown
+from gateway.interfaces.cli.run_ids import RunIdError, resolve_run_id
+from gateway.interfaces.cli.store_check import missing_store
 
 audit_app = typer.Typer(help="Answer: why did this change, who asked, who confirmed?")
 JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON instead of tables.")]
@@ -42,6 +44,9 @@ def _open(*, whole_log: bool = False) -> Sluice:
     so unless POSTGRES_STATEMENT_TIMEOUT is set, they have none."""
     if whole_log:
         os.environ.setdefault("POSTGRES_STATEMENT_TIMEOUT", "0")
+    missing = missing_store()
+    if missing:
+        _fail(missing, 2)
     try:
         return Sluice()
     except CONFIG_ERRORS as error:
@@ -87,36 +92,50 @@ def replay(
         _fail("--swap rebuilds to the log's head; leave out --to", 2)
     with _open(whole_log=True) as sluice:
         rebuild = Replay(sluice.ledger)
-        console = Console(stderr=True)
-        with Progress(
-            TextColumn("{task.description}"),
-            BarColumn(),
-            TextColumn("position {task.completed:,.0f}/{task.total:,.0f}"),
-            TextColumn("{task.fields[rate]:,.0f} events/s"),
-            TimeElapsedColumn(),
-            console=console,
-            disable=as_json,
-        ) as bar:
-            tasks: dict[str, Any] = {}
-            started = time.monotonic()
+        with _bar(disable=as_json) as bar:
+            tasks: dict[str, tuple[Any, float]] = {}
 
             def progress(name: str, position: int, target: int, events: int) -> None:
                 if name not in tasks:
-                    tasks[name] = bar.add_task(name, total=target, rate=0)
+                    tasks[name] = bar.add_task(name, total=target, where=""), time.monotonic()
+                task, started = tasks[name]
                 rate = events / max(time.monotonic() - started, 1e-6)
-                bar.update(tasks[name], completed=position, total=target, rate=rate)
+                where = f"position {position:,}/{target:,}  {rate:,.0f} events/s"
+                bar.update(task, completed=position, total=target, where=where)
+
+            steps: list[Any] = []
+
+            def step(what: str) -> None:
+                for earlier in steps:  # one phase at a time: the one before is done
+                    bar.update(earlier, total=1, completed=1)
+                steps.append(bar.add_task(what, total=None, where=""))
 
             try:
                 results = rebuild.run(
-                    projection, to=to, from_scratch=from_scratch, swap=swap, progress=progress
+                    projection,
+                    to=to,
+                    from_scratch=from_scratch,
+                    swap=swap,
+                    progress=progress,
+                    step=step,
                 )
             except UnknownProjectionError as error:
                 _fail(str(error), 2)
+            for earlier in steps:
+                bar.update(earlier, total=1, completed=1)
     if as_json:
         _print_json([r.to_json() for r in results])
     else:
         _print_replay(results)
-    raise typer.Exit(0 if all(r.sound for r in results) else 1)
+    raise typer.Exit(0 if all(_sound(r, partial=to is not None) for r in results) else 1)
+
+
+def _sound(result: Comparison, *, partial: bool) -> bool:
+    """A rebuild to an earlier position (--to) cannot be compared with the live model, which
+    is further on: it is sound when it set no event aside."""
+    if partial and result.equal is None:
+        return not result.rebuilt_dead_letters and not result.live_dead_letters
+    return result.sound
 
 
 def _print_replay(results: list[Comparison]) -> None:
@@ -178,10 +197,15 @@ def audit_account(account: str, as_json: JsonOption = False) -> None:
     if as_json:
         _print_json(timeline)
         return
-    table = Table(title=f"account {account}", title_justify="left")
+    # Every column folds rather than pushing the table past the terminal's width: at 80
+    # columns a long memo or program wraps within its cell, and the borders stay.
+    table = Table(title=f"account {account}", title_justify="left", collapse_padding=True)
     for column in ("pos", "event", "amount", "with", "memo", "run", "by", "confirmed"):
-        table.add_column(column, no_wrap=True, min_width=len(column))
-    table.add_column("program", no_wrap=True, overflow="ellipsis", max_width=30)
+        short = column in ("pos", "run")  # a position, and the 8 characters of a run id
+        table.add_column(
+            column, overflow="fold", no_wrap=short, min_width=8 if column == "run" else 3
+        )
+    table.add_column("program", overflow="fold", min_width=7)
     for item in timeline:
         run = item["run"] or {}
         data = item["data"]
@@ -189,15 +213,28 @@ def audit_account(account: str, as_json: JsonOption = False) -> None:
             item["position"], item["type"].split(".")[-1].replace("Transfer", ""),
             data.get("amount", ""), data.get("counterparty", "") or "", data.get("memo", ""),
             (run.get("run_id") or "")[:8], run.get("principal") or "",
-            run.get("confirmed_by") or "", run.get("program_excerpt") or "",
+            run.get("confirmed_by") or "", _clipped(run.get("program_excerpt") or ""),
         )))  # fmt: skip
     Console().print(table)
 
 
+def _clipped(program: str, width: int = 24) -> str:
+    """A program's first line, cut to `width`: `audit run` shows the whole of it."""
+    first = program.strip().splitlines()[0] if program.strip() else ""
+    return first if len(first) <= width else first[: width - 1] + "…"
+
+
 @audit_app.command("run")
-def audit_run(run_id: str, as_json: JsonOption = False) -> None:
+def audit_run(
+    run_id: Annotated[str, typer.Argument(help="The run's id, or its start (8 characters, say).")],
+    as_json: JsonOption = False,
+) -> None:
     """The whole story of one run: request, program, preview, confirmation, events."""
     with _open() as sluice:
+        try:
+            run_id = resolve_run_id(sluice, run_id)
+        except RunIdError as error:
+            _fail(str(error))
         try:
             story = audits.run_story(sluice.ledger, UUID(run_id))
         except (ValueError, LookupError, AggregateNotFoundError):
@@ -206,7 +243,14 @@ def audit_run(run_id: str, as_json: JsonOption = False) -> None:
         _print_json(story)
         return
     console = Console()
-    who = f"{story['principal']} ({story['kind']})"
+    via = story["proposed_via"] or {}
+    key = " ".join(part for part in (via.get("scope"), "key", via.get("key_id")) if part)
+    over = f", over {via['interface']}" if via.get("interface") else ""
+    who = (
+        f"{story['principal']} ({story['kind']}; {key}{over})"
+        if via
+        else (f"{story['principal']} ({story['kind']})")
+    )
     console.print(shown(f"Run {story['run_id']} by {who}: {story['status']}", "bold"))
     console.print(said("Request:", "", story["request"] or "(none)"))
     console.print(shown(f"Program ({story['language']}, sha256 {story['program_sha256'][:12]}):"))
@@ -234,7 +278,23 @@ def audit_event(position: int, as_json: JsonOption = False) -> None:
     if as_json:
         _print_json(found)
         return
-    typer.echo(_json(found, indent=2))
+    console = Console()
+    on = found["account"] or found["aggregate_id"]
+    console.print(
+        shown(f"Event {found['position']}: {found['type']} on {on}, version {found['version']}, "
+              f"at {found['timestamp']}", "bold")
+    )  # fmt: skip
+    for name, value in found["data"].items():
+        console.print(said(f"  {name}:", "", value if isinstance(value, str) else _json(value)))
+    run = found["run"]
+    if run is None:
+        console.print("No run committed this event (it is not an account's event).")
+        return
+    console.print(shown(f"Committed by run {run['run_id']} ({run['kind']}, {run['language']})"))
+    for label, key in (("proposed by", "principal"), ("confirmed by", "confirmed_by"),
+                       ("confirmed at", "confirmed_at"), ("request", "request"),
+                       ("program", "program_excerpt")):  # fmt: skip
+        console.print(said(f"  {label}:", "", run.get(key) or "(none)"))
 
 
 @audit_app.command("as-of")
@@ -267,9 +327,23 @@ def audit_as_of(
 @audit_app.command("verify")
 def audit_verify(as_json: JsonOption = False) -> None:
     """Recompute every balance from the log and check the books; exit 1 on any failure."""
-    with _open(whole_log=True) as sluice:
-        sluice.read_models.catch_up()
-        position, checks = verify(sluice.ledger, sluice.read_models)
+    with _open(whole_log=True) as sluice, _bar(disable=as_json) as bar:
+        catching_up: dict[str, Any] = {}
+
+        def caught_up(name: str, position: int, target: int, _events: int) -> None:
+            if name not in catching_up:
+                catching_up[name] = bar.add_task(f"bringing {name} up to date", where="")
+            where = f"position {position:,}/{target:,}"
+            bar.update(catching_up[name], completed=position, total=target, where=where)
+
+        sluice.read_models.catch_up(progress=caught_up)
+        reading = bar.add_task("recomputing from the log", total=None, where="")
+
+        def read(position: int, target: int) -> None:
+            where = f"position {position:,}/{target:,}"
+            bar.update(reading, completed=position, total=target, where=where)
+
+        position, checks = verify(sluice.ledger, sluice.read_models, progress=read)
     ok = all(check.ok for check in checks)
     if as_json:
         _print_json({"ok": ok, "position": position, "checks": [c.to_json() for c in checks]})
@@ -324,6 +398,18 @@ def export(
                 else:
                     typer.echo(_json(item))
             after = batch[-1]["position"]
+
+
+def _bar(*, disable: bool) -> Progress:
+    """Progress on stderr, by log position: what is being done, how far, for how long."""
+    return Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        TextColumn("{task.fields[where]}"),
+        TimeElapsedColumn(),
+        console=Console(stderr=True),
+        disable=disable,
+    )
 
 
 def _point(at: str) -> tuple[int | None, datetime | None]:

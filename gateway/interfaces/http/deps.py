@@ -30,14 +30,30 @@ def get_read_side(request: Request) -> ReadSide:
     return read_side
 
 
+CLIENT_HEADER = "x-sluice-client"
+# The console's sign-in, for the browser session: the key in a cookie that page scripts cannot
+# read (HttpOnly), that no other site's page makes the browser send (SameSite=Strict), sent
+# over TLS only when the console is (Secure), and gone when the browser closes (no expiry).
+SESSION_COOKIE = "sluice_console"
+
+
 def get_principal(
     request: Request,
     credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(bearer)],
 ) -> PrincipalView:
     gateway = get_gateway(request)
-    if credentials is None or credentials.scheme.lower() != "bearer":
+    # The console says it is the console; the header is a label for the record, not a
+    # credential (the key and its scope decide what may be done).
+    console = request.headers.get(CLIENT_HEADER) == "console"
+    if credentials is None and console and request.cookies.get(SESSION_COOKIE):
+        # The console's session. The header is required with the cookie: a page of another
+        # origin cannot send it without a CORS preflight, which this API never grants.
+        key = request.cookies[SESSION_COOKIE]
+    elif credentials is None or credentials.scheme.lower() != "bearer":
         raise GatewayError("unauthenticated", "send `Authorization: Bearer <api key>`")
-    principal = gateway.authenticate(credentials.credentials)
+    else:
+        key = credentials.credentials
+    principal = gateway.authenticate(key, "console" if console else "http")
     request.app.state.request_limiter.admit_request(principal)
     return principal
 

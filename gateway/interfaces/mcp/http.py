@@ -71,7 +71,7 @@ class BearerGate:
         await self.app(principal, scope, receive, send)
 
     def _admit(self, key: str | None) -> PrincipalView:
-        principal = self.gateway.authenticate(key)
+        principal = self.gateway.authenticate(key, "mcp")
         self.limiter.admit_request(principal)
         return principal
 
@@ -108,7 +108,7 @@ class McpOverHttp:
 
     def __init__(self, gateway: Gateway, limiter: RateLimiter, *, host: str, elicit: bool) -> None:
         def who(ctx: Context[Any, Any]) -> PrincipalView:
-            return gateway.authenticate(bearer(ctx.headers))
+            return gateway.authenticate(bearer(ctx.headers), "mcp")
 
         def console(ctx: Context[Any, Any]) -> str:
             request = ctx.request_context.request

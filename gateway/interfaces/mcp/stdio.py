@@ -22,7 +22,7 @@ def stdio_server(
     logs.install(log_level)
 
     def who(_: Context[Any, Any]) -> PrincipalView:
-        return gateway.authenticate(key)
+        return gateway.authenticate(key, "mcp")
 
     console = console_url if console_url.endswith("/") else console_url + "/"
     server = SluiceMCP(gateway, who, lambda _: console, elicit=elicit)

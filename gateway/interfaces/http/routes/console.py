@@ -1,5 +1,6 @@
-"""The reads the console needs beyond the public API: who is signed in, and an account's
-movements with the run that made each one (the audit trail's links).
+"""What the console needs beyond the public API: its sign-in for the browser session, who is
+signed in, and an account's movements with the run that made each one (the audit trail's
+links).
 
 Both are read-only and go through the same policy as /v1/accounts/{account}/statement.
 """
@@ -8,12 +9,20 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Path, Query
+from fastapi import APIRouter, Depends, Path, Query, Request, Response
+from fastapi.security import HTTPAuthorizationCredentials
 from pydantic import BaseModel, Field
 
 from domain.account import account_id
+from gateway.core.errors import GatewayError
 from gateway.core.policy.decisions import may_read_any_run, may_read_events, visible_accounts
-from gateway.interfaces.http.deps import PrincipalDep, ReadSideDep, SluiceDep
+from gateway.interfaces.http.deps import (
+    SESSION_COOKIE,
+    PrincipalDep,
+    ReadSideDep,
+    SluiceDep,
+    bearer,
+)
 from gateway.interfaces.http.schemas import PROBLEMS
 
 router = APIRouter(prefix="/v1/console", tags=["console"], responses=PROBLEMS)
@@ -55,6 +64,44 @@ def me(principal: PrincipalDep) -> Any:
         audits=may_read_events(principal) and may_read_any_run(principal),
         scope=principal.scope,
     )
+
+
+@router.post("/session", response_model=Me, operation_id="console_sign_in")
+def sign_in(
+    request: Request,
+    response: Response,
+    principal: PrincipalDep,
+    credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(bearer)],
+) -> Any:
+    """Sign the browser in with the key of the `Authorization` header: the answer sets the
+    console's session cookie (HttpOnly, SameSite=Strict, Secure over https, ended with the
+    browser session), which every tab then sends with `X-Sluice-Client: console`."""
+    if credentials is None:  # a session cannot start from a session: a key is shown anew
+        raise GatewayError("unauthenticated", "sign in with `Authorization: Bearer <api key>`")
+    response.set_cookie(
+        SESSION_COOKIE,
+        credentials.credentials,
+        httponly=True,
+        samesite="strict",
+        secure=request.url.scheme == "https",
+        path="/v1/",
+    )
+    return me(principal)
+
+
+@router.delete("/session", status_code=204, operation_id="console_sign_out")
+def sign_out(request: Request) -> Response:
+    """Sign the browser out: the session cookie is cleared. Asks no key (signing out of a
+    revoked key's session must work)."""
+    response = Response(status_code=204)
+    response.delete_cookie(
+        SESSION_COOKIE,
+        httponly=True,
+        samesite="strict",
+        secure=request.url.scheme == "https",
+        path="/v1/",
+    )
+    return response
 
 
 @router.get(

@@ -1,4 +1,4 @@
-"""Programs: propose, read, confirm by preview hash, reject."""
+"""Programs: propose, read, confirm by preview hash, reject, preview again."""
 
 from __future__ import annotations
 
@@ -74,3 +74,17 @@ def confirm(
 def reject(gateway: GatewayDep, principal: PrincipalDep, run_id: RunId) -> Any:
     """End a proposal without writing anything. A key with scope agent gets 403."""
     return gateway.reject(principal, run_id)
+
+
+@router.post(
+    "/{run_id}/refresh",
+    response_model=Proposal,
+    operation_id="refresh_program",
+    responses={410: problem_response("Expired or ended")},
+)
+def refresh(gateway: GatewayDep, principal: PrincipalDep, run_id: RunId) -> Any:
+    """Preview a pending proposal again when the accounts it read have moved since its
+    preview (`moved_since_preview` of GET names them): the answer holds the fresh preview and
+    its new hash to confirm, or the proposal as it is when nothing moved. Nothing is
+    committed. A key with scope agent gets 403."""
+    return gateway.refresh(principal, run_id)

@@ -1,18 +1,18 @@
-// The HTTP API, as the signed-in principal. The key lives in sessionStorage: this tab only,
-// gone when it closes, never in a cookie the browser would send by itself.
+// The HTTP API, as the signed-in principal. Signing in hands the key to the gateway once
+// (POST /v1/console/session); from then on the browser session holds it in a cookie that no
+// script of this page can read (HttpOnly), that only this origin's own requests carry
+// (SameSite=Strict, and X-Sluice-Client with it), so every tab is signed in until the browser
+// closes or the person signs out. No key is kept in any storage a script reads.
 
-const KEY = "sluice.api-key";
-
-export function apiKey() {
-  return sessionStorage.getItem(KEY);
+/** Sign the browser in with a key: the principal ({name, role, ...}) or the problem. */
+export function signIn(key) {
+  return call("/v1/console/session", { method: "POST", key });
 }
 
-export function keep(key) {
-  sessionStorage.setItem(KEY, key);
-}
-
-export function forget() {
+/** Sign the browser out (the cookie is cleared), and forget this tab's drafts. */
+export async function signOutSession() {
   sessionStorage.clear();
+  await call("/v1/console/session", { method: "DELETE" });
 }
 
 /**
@@ -20,8 +20,11 @@ export function forget() {
  * problems ({type, title, status, detail, ...}) for the views to show; a network failure
  * becomes a problem too, so callers handle one shape.
  */
-export async function call(path, { method = "GET", body, key = apiKey() } = {}) {
-  const headers = { Accept: "application/json, application/problem+json, text/plain" };
+export async function call(path, { method = "GET", body, key = null } = {}) {
+  const headers = {
+    Accept: "application/json, application/problem+json, text/plain",
+    "X-Sluice-Client": "console",
+  };
   if (key) headers.Authorization = `Bearer ${key}`;
   if (body !== undefined) headers["Content-Type"] = "application/json";
   let response;
@@ -31,6 +34,7 @@ export async function call(path, { method = "GET", body, key = apiKey() } = {}) 
       headers,
       body: body === undefined ? undefined : JSON.stringify(body),
       cache: "no-store",
+      credentials: "same-origin",
     });
   } catch (error) {
     return { ok: false, status: 0, body: { title: "No answer", detail: `the gateway did not answer (${error.message})` } };

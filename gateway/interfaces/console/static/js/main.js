@@ -1,7 +1,7 @@
 // The console's entry: sign-in, the header, and a router from the address's #/path to a view.
 // Addresses: #/ask, #/proposals/{id}[?conversation={id}], #/audit[/{account}], #/runs/{id}.
 
-import { apiKey, call, forget, keep } from "./api.js";
+import { call, signIn, signOutSession } from "./api.js";
 import { announce, byId, h, problemText, put, showProblem, view } from "./dom.js";
 import { showAsk } from "./ask.js";
 import { showAudit } from "./audit.js";
@@ -17,6 +17,8 @@ const ROUTES = [
 ];
 
 let me = null; // the signed-in principal, from /v1/console/me
+// The gateway's answer when no key came at all: this browser session never signed in.
+const NOT_SIGNED_IN = "send `Authorization: Bearer <api key>`";
 let cleanUp = null; // the current view's timers, stopped when another view replaces it
 
 function mount(templateId) {
@@ -64,8 +66,8 @@ function signedIn(principal) {
   byId("sign-out").hidden = false;
 }
 
-function signOut(message = "") {
-  forget();
+async function signOut(message = "") {
+  await signOutSession();
   me = null;
   put(byId("who"));
   byId("nav").hidden = true;
@@ -80,14 +82,14 @@ function showSignIn(message) {
   root.querySelector("#sign-in-form").addEventListener("submit", async (event) => {
     event.preventDefault();
     const key = input.value.trim();
-    const answer = await call("/v1/console/me", { key });
+    const answer = await signIn(key);
     if (!answer.ok) {
       const why = answer.status === 401 ? "This API key is unknown or revoked." : problemText(answer.body);
       showProblem(root.querySelector("#sign-in-error"), why);
       input.focus();
       return;
     }
-    keep(key);
+    input.value = "";
     signedIn(answer.body);
     announce(`Signed in as ${answer.body.name}.`);
     go();
@@ -98,11 +100,12 @@ function showSignIn(message) {
 async function start() {
   byId("sign-out").addEventListener("click", () => signOut("Signed out."));
   window.addEventListener("hashchange", route);
-  if (!apiKey()) {
+  // The browser session's sign-in, if any: the cookie is the gateway's to read, not ours.
+  const answer = await call("/v1/console/me");
+  if (answer.status === 401 && answer.body.detail === NOT_SIGNED_IN) {
     showSignIn("");
     return;
   }
-  const answer = await call("/v1/console/me");
   if (!answer.ok) {
     signOut(answer.status === 401 ? "Your API key is no longer accepted; sign in again." : problemText(answer.body));
     return;

@@ -27,6 +27,14 @@ async function statements(events, readable) {
   return found;
 }
 
+/** Who proposed, in words: `alice (agent key f18e977785bc, over mcp)`. */
+export function proposer(proposal) {
+  const via = proposal.proposed_via;
+  if (!via || (!via.scope && !via.interface && !via.key_id)) return proposal.principal;
+  const key = [via.scope, "key", via.key_id].filter(Boolean).join(" ");
+  return `${proposal.principal} (${key}${via.interface ? `, over ${via.interface}` : ""})`;
+}
+
 /** The view for #/proposals/{id}; returns a clean-up (the countdown's timer). */
 export async function showProposal(root, id, { conversation, me }) {
   const $ = (selector) => root.querySelector(selector);
@@ -42,10 +50,24 @@ export async function showProposal(root, id, { conversation, me }) {
     put($("#proposal-title"), `Proposal ${shortId(proposal.id)} — ${proposal.status}`);
     put(
       $("#proposal-meta"),
-      `By ${proposal.principal}, ${proposal.language}, created ${when(proposal.created_at)}. `,
+      `By ${proposer(proposal)}, ${proposal.language}, created ${when(proposal.created_at)}. `,
       h("a", { href: `#/runs/${proposal.id}` }, "Its whole story"),
     );
     $("#stale").hidden = !stale;
+    const moved = pending && !stale ? proposal.moved_since_preview || [] : [];
+    const decides = proposal.principal === me.name && me.scope === "human";
+    $("#moved").hidden = moved.length === 0;
+    $("#refresh").hidden = !decides;
+    if (moved.length) {
+      put(
+        $("#moved-text"),
+        `${moved.join(", ")} moved since this preview was made (${when(proposal.created_at)}): ` +
+          "its Before and After are not today's numbers, and confirming it would be refused. " +
+          (decides ? "Preview it again before you decide." : ""),
+      );
+      $("#refresh").disabled = false;
+      $("#refresh").onclick = () => refresh(proposal);
+    }
     if (stale) put($("#stale-changes"), stale.map((line) => h("li", {}, line)));
     renderProgram(proposal);
     renderCaps(proposal);
@@ -212,6 +234,21 @@ export async function showProposal(root, id, { conversation, me }) {
     showProblem($("#decision-problem"), answer.body);
     $("#confirm").disabled = false;
     $("#reject").disabled = false;
+  }
+
+  async function refresh(proposal) {
+    $("#refresh").disabled = true;
+    const answer = await post(`/v1/programs/${enc(proposal.id)}/refresh`);
+    if (!answer.ok) {
+      showProblem($("#decision-problem"), answer.body);
+      $("#refresh").disabled = false;
+      return;
+    }
+    const fresh = answer.body;
+    const now = await balances();
+    await render(fresh, { accounts: now, stale: changes(proposal, fresh, page.balances, now) });
+    announce("A fresh preview, with today's numbers: review it before you decide.");
+    $("#stale-title").focus();
   }
 
   function renderOutcome(proposal, outcome) {

@@ -1,0 +1,193 @@
+"""`sluice principal ...` and `sluice key ...`: principals, their keys, and revoking them."""
+
+from __future__ import annotations
+
+import re
+from datetime import UTC, datetime, timedelta
+from typing import Annotated, NoReturn
+
+import typer
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+from application import principals
+from application.inert_text import inert
+from application.key_list import list_keys, list_principals, revoke_all, revoke_by_id
+from application.principals import PrincipalError
+from gateway.bootstrap import CONFIG_ERRORS, Sluice
+from gateway.interfaces.cli.render import shown
+from gateway.interfaces.cli.store_check import missing_store
+
+principal_app = typer.Typer(help="Principals and their API keys.", no_args_is_help=True)
+key_app = typer.Typer(help="API keys: list them, revoke them by id.", no_args_is_help=True)
+USAGE_ERROR = 2
+
+ScopeOption = Annotated[
+    str,
+    typer.Option("--scope", help="human (may confirm) or agent (may propose, never confirm)."),
+]
+ExpiresOption = Annotated[
+    str | None,
+    typer.Option(
+        "--expires",
+        help="When the key stops working: a duration (90m, 12h, 30d) or an ISO 8601 time "
+        "with its zone. Default: never.",
+    ),
+]
+DURATION = re.compile(r"(\d+)([smhd])")
+UNITS = {"s": "seconds", "m": "minutes", "h": "hours", "d": "days"}
+
+
+def _usage_error(message: str) -> NoReturn:
+    Console(stderr=True).print(Text.assemble(("error:", "red"), " ", inert(message)))
+    raise typer.Exit(USAGE_ERROR)
+
+
+def _open(*, expect_data: bool = True) -> Sluice:
+    missing = missing_store() if expect_data else None
+    if missing:
+        _usage_error(missing)
+    try:
+        return Sluice()
+    except CONFIG_ERRORS as error:
+        _usage_error(str(error))
+
+
+def _expiry(given: str | None) -> datetime | None:
+    if given is None:
+        return None
+    duration = DURATION.fullmatch(given.strip())
+    if duration:
+        amount, unit = duration.groups()
+        return datetime.now(UTC) + timedelta(**{UNITS[unit]: int(amount)})
+    try:
+        moment = datetime.fromisoformat(given)
+    except ValueError:
+        _usage_error(f"--expires {given!r}: give a duration (90m, 12h, 30d) or an ISO 8601 time")
+    if moment.tzinfo is None:
+        _usage_error(f"--expires {given!r}: give the time zone, e.g. {given}+00:00")
+    return moment
+
+
+def _when(moment: datetime | None) -> str:
+    return moment.astimezone(UTC).strftime("%Y-%m-%d %H:%M") if moment else "-"
+
+
+@principal_app.command("add")
+def principal_add(
+    name: Annotated[str, typer.Argument(help="The principal's name, e.g. dan.")],
+    role: Annotated[str, typer.Option("--role", help="customer, teller, auditor or admin.")],
+    owns: Annotated[
+        list[str] | None, typer.Option("--owns", help="An account a customer owns (repeat).")
+    ] = None,
+    scope: ScopeOption = "human",
+    expires: ExpiresOption = None,
+) -> None:
+    """Register a principal and print its new API key, once."""
+    expires_at = _expiry(expires)
+    with _open(expect_data=False) as sluice:
+        try:
+            issued = principals.register(
+                sluice.ledger, name, role, owns or [], scope=scope, expires_at=expires_at
+            )
+        except PrincipalError as error:
+            _usage_error(str(error))
+    typer.echo(issued)
+
+
+@principal_app.command("key")
+def principal_key(
+    name: Annotated[str, typer.Argument(help="An existing principal, e.g. alice.")],
+    scope: ScopeOption = "human",
+    expires: ExpiresOption = None,
+) -> None:
+    """Issue one more key for a principal (an agent key for a person, say); print it once."""
+    expires_at = _expiry(expires)
+    with _open() as sluice:
+        try:
+            issued = principals.issue_key(sluice.ledger, name, scope=scope, expires_at=expires_at)
+        except PrincipalError as error:
+            _usage_error(str(error))
+    typer.echo(issued)
+
+
+@principal_app.command("revoke")
+def principal_revoke(
+    key: Annotated[
+        str, typer.Option("--key", prompt=True, hide_input=True, help="The key to revoke.")
+    ],
+) -> None:
+    """Revoke a key: every interface refuses it from its next request, MCP calls included."""
+    with _open() as sluice:
+        try:
+            name = principals.revoke(sluice.ledger, key)
+        except PrincipalError as error:
+            _usage_error(str(error))
+    typer.echo(f"Revoked a key of {name}")
+
+
+@principal_app.command("list")
+def principal_list() -> None:
+    """Every principal: name, role, the accounts a customer owns, and its keys in force."""
+    with _open() as sluice:
+        found = list_principals(sluice.ledger)
+        keys = list_keys(sluice.ledger)
+    now = datetime.now(UTC)
+    table = Table(title="principals", title_justify="left")
+    for column in ("name", "role", "owns", "keys in force"):
+        table.add_column(column, overflow="fold")
+    for principal in found:
+        active = sum(k.principal == principal.name and k.state(now) == "active" for k in keys)
+        owns = ", ".join(sorted(principal.owns)) or "-"
+        table.add_row(*(shown(cell) for cell in (principal.name, principal.role, owns, active)))
+    Console().print(table)
+
+
+@key_app.command("list")
+def key_list(
+    principal: Annotated[
+        str | None, typer.Argument(help="Only this principal's keys (default: every key).")
+    ] = None,
+) -> None:
+    """Keys by id (never the key itself): scope, created, last used (the last run it proposed
+    or call it made), expiry, and whether it is active, expired or revoked."""
+    with _open() as sluice:
+        try:
+            rows = list_keys(sluice.ledger, principal)
+        except PrincipalError as error:
+            _usage_error(str(error))
+    now = datetime.now(UTC)
+    table = Table(title="keys", title_justify="left")
+    for column in ("id", "principal", "scope", "created (UTC)", "last used", "expires", "state"):
+        table.add_column(column, overflow="fold", no_wrap=column == "id")
+    for row in rows:
+        cells = (row.key_id, row.principal, row.scope, _when(row.created),
+                 _when(row.last_used), _when(row.expires_at), row.state(now))  # fmt: skip
+        table.add_row(*(shown(cell) for cell in cells))
+    Console().print(table)
+
+
+@key_app.command("revoke")
+def key_revoke(
+    key_id: Annotated[
+        str | None, typer.Argument(help="The key's id as `sluice key list` shows it.")
+    ] = None,
+    every: Annotated[
+        str | None, typer.Option("--all", help="Revoke every key of this principal.")
+    ] = None,
+) -> None:
+    """Revoke a key by its id, or every key of a principal: refused from the next request."""
+    if (key_id is None) == (every is None):
+        _usage_error("give a key id, or --all PRINCIPAL, not both")
+    with _open() as sluice:
+        try:
+            if every is not None:
+                revoked = revoke_all(sluice.ledger, every)
+                typer.echo(f"Revoked {len(revoked)} key(s) of {every}: {', '.join(revoked) or '-'}")
+                return
+            assert key_id is not None
+            key = revoke_by_id(sluice.ledger, key_id)
+        except PrincipalError as error:
+            _usage_error(str(error))
+    typer.echo(f"Revoked key {key.key_id} of {key.principal}")
