@@ -47,7 +47,8 @@ class HttpMetrics:
     """The app's own registry (not the process-wide default: each app counts its own)."""
 
     def __init__(self, sluice: Sluice) -> None:
-        self.registry = CollectorRegistry(auto_describe=True)
+        # Not auto_describe: that would read the store once at registration, at start.
+        self.registry = CollectorRegistry()
         self.requests = Counter(
             "sluice_http_requests",
             "HTTP requests answered, by method, route template and status.",
