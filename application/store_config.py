@@ -7,6 +7,7 @@ by PERSISTENCE_MODULE, so the adapters in ``infrastructure`` stay outside this l
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Mapping
 from pathlib import Path
 from urllib.parse import parse_qs, unquote, urlsplit
@@ -29,6 +30,7 @@ POSTGRES_WAITS = {
     "POSTGRES_CONNECT_TIMEOUT": "5",
 }
 SQLITE_WAITS = {"SQLITE_LOCK_TIMEOUT": "3"}
+_SECRET_PARAMETER = re.compile(r"(?i)^(password|passwd|sslpassword)=")
 
 
 class StoreConfigError(ValueError):
@@ -58,12 +60,28 @@ def sqlite_path(database_url: str) -> Path | None:
 
 
 def redacted(database_url: str) -> str:
-    """The URL without its password, to print or log."""
-    parts = urlsplit(database_url)
-    if not parts.password:
-        return database_url
-    netloc = parts.netloc.replace(f":{parts.password}@", ":***@", 1)
-    return parts._replace(netloc=netloc).geturl()
+    """The URL without its password (in its user part, or a `password=` of its query), to
+    print, log or quote in an error."""
+    try:
+        parts = urlsplit(database_url)
+        password = parts.password
+    except ValueError:  # not even a URL: keep nothing after its scheme that could be one
+        return database_url.split("://", 1)[0] + "://***"
+    shown = database_url
+    if password:
+        user, _, host = parts.netloc.rpartition("@")
+        shown = shown.replace(parts.netloc, f"{user.split(':', 1)[0]}:***@{host}", 1)
+    if parts.query:
+        query = [
+            item.split("=", 1)[0] + "=***" if _SECRET_PARAMETER.match(item) else item
+            for item in parts.query.split("&")
+        ]
+        shown = shown.replace("?" + parts.query, "?" + "&".join(query), 1)
+    return shown
+
+
+def _named(database_url: str) -> str:
+    return f"{DATABASE_URL_VARIABLE} {redacted(database_url)!r}"
 
 
 def eventsourcing_env(
@@ -85,8 +103,7 @@ def eventsourcing_env(
     if scheme in {"postgresql", "postgres"}:
         return _postgres_env(database_url) | _unset(POSTGRES_WAITS, given)
     raise StoreConfigError(
-        f"{DATABASE_URL_VARIABLE} {database_url!r}: unsupported scheme {scheme or '(none)'!r}; "
-        f"use {SUPPORTED}"
+        f"{_named(database_url)}: unsupported scheme {scheme or '(none)'!r}; use {SUPPORTED}"
     )
 
 
@@ -98,13 +115,13 @@ def _sqlite_env(database_url: str) -> dict[str, str]:
     database = sqlite_path(database_url)
     if database is None:
         raise StoreConfigError(
-            f"{DATABASE_URL_VARIABLE} {database_url!r}: a SQLite URL names its file after "
+            f"{_named(database_url)}: a SQLite URL names its file after "
             "three slashes: sqlite:///var/sluice.db (relative to the current folder) or "
             "sqlite:////home/me/sluice.db (absolute)"
         )
     if not database.parent.is_dir():
         raise StoreConfigError(
-            f"{DATABASE_URL_VARIABLE} {database_url!r}: directory {database.parent} does not exist"
+            f"{_named(database_url)}: directory {database.parent} does not exist"
         )
     return {"PERSISTENCE_MODULE": "infrastructure.sqlite", "SQLITE_DBNAME": str(database)}
 
@@ -113,9 +130,7 @@ def _postgres_env(database_url: str) -> dict[str, str]:
     parts = urlsplit(database_url)
     dbname = unquote(parts.path.lstrip("/"))
     if not dbname:
-        raise StoreConfigError(
-            f"{DATABASE_URL_VARIABLE} {database_url!r}: a PostgreSQL URL needs a database name"
-        )
+        raise StoreConfigError(f"{_named(database_url)}: a PostgreSQL URL needs a database name")
     env = {
         "PERSISTENCE_MODULE": "infrastructure.postgres",
         "POSTGRES_DBNAME": dbname,

@@ -134,7 +134,8 @@ def main() -> None:
             "SLUICE_DATABASE_URL": f"sqlite:///{db}",
             "SLUICE_CAP_REQUESTS_PER_MINUTE": "100000000",
         }
-        env.pop("SLUICE_LOG_LEVEL", None)
+        # The log of errors alone (no access line per request), as JSON lines.
+        env |= {"SLUICE_LOG_LEVEL": "WARNING", "SLUICE_LOG_FORMAT": "json"}
         reader = None
         if args.log == "slow-pipe":
             os.mkfifo(log)

@@ -8,8 +8,10 @@ and its libraries are built: it removes any handler they set on the root logger 
 own loggers, and hands their records to the root. uvicorn gets a configuration of levels
 only (`uvicorn_log_config`), so it installs no formatter or handler of its own.
 
-Everything goes to stderr, one JSON object per line (gateway/logs/json_lines.py); stdout is
-left to the protocol (`sluice mcp`) or to the lines a person reads at start.
+Everything goes to stderr, as plain lines (gateway/logs/plain.py) or, when asked
+(`--log-format json`, SLUICE_LOG_FORMAT=json), one JSON object per line
+(gateway/logs/json_lines.py); stdout is left to the protocol (`sluice mcp`) or to the lines a
+person reads at start.
 """
 
 from __future__ import annotations
@@ -29,7 +31,9 @@ from typing import Any, TextIO
 from gateway.logs.queued import QUEUE_SIZE, Drops, Listener, SluiceQueueHandler, Writer
 
 LOG_LEVEL_VARIABLE = "SLUICE_LOG_LEVEL"
+LOG_FORMAT_VARIABLE = "SLUICE_LOG_FORMAT"
 LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
+FORMATS = ("plain", "json")
 DEFAULT_LEVEL = logging.WARNING
 UVICORN_LOGGERS = ("uvicorn", "uvicorn.error", "uvicorn.access", "uvicorn.asgi")
 
@@ -37,34 +41,54 @@ log = logging.getLogger("sluice")
 
 
 class LogConfigError(ValueError):
-    """SLUICE_LOG_LEVEL names no log level."""
+    """A log level or format that is none (--log-level, SLUICE_LOG_LEVEL, --log-format,
+    SLUICE_LOG_FORMAT)."""
 
 
-def level_from_env(env: Mapping[str, str] | None = None) -> int:
-    """The level SLUICE_LOG_LEVEL names (any case), WARNING when it is unset."""
+def level_from_env(env: Mapping[str, str] | None = None, default: int = DEFAULT_LEVEL) -> int:
+    """The level SLUICE_LOG_LEVEL names (any case), `default` when it is unset."""
     raw = (os.environ if env is None else env).get(LOG_LEVEL_VARIABLE)
-    if raw is None:
-        return DEFAULT_LEVEL
+    return default if raw is None else parse_level(raw, LOG_LEVEL_VARIABLE)
+
+
+def parse_level(raw: str, source: str) -> int:
+    """The level `raw` names (any case), or a LogConfigError naming `source` (an option or
+    a variable)."""
     name = raw.strip().upper()
     if name not in LEVELS:
-        raise LogConfigError(
-            f"{LOG_LEVEL_VARIABLE}={raw!r} is not a log level; use one of {', '.join(LEVELS)}"
-        )
+        raise LogConfigError(f"{source}={raw!r} is not a log level; use one of {', '.join(LEVELS)}")
     level: int = logging.getLevelNamesMapping()[name]
     return level
+
+
+def parse_format(raw: str | None, source: str = LOG_FORMAT_VARIABLE) -> str:
+    """`plain` or `json` (any case; plain when `raw` is None), or a LogConfigError naming
+    `source`."""
+    if raw is None:
+        return "plain"
+    name = raw.strip().lower()
+    if name not in FORMATS:
+        raise LogConfigError(f"{source}={raw!r} is not a log format; use plain or json")
+    return name
+
+
+def formatter(name: str) -> logging.Formatter:
+    from gateway.logs.json_lines import JsonLines
+    from gateway.logs.plain import PlainLines
+
+    return JsonLines() if name == "json" else PlainLines()
 
 
 def uvicorn_log_config(level: int) -> dict[str, Any]:
     """uvicorn's `log_config`: its loggers' levels, and their records passed to the root.
 
-    Incremental, so it neither clears the process's handlers nor adds any: an access line
-    per request is an INFO record (written at SLUICE_LOG_LEVEL=INFO or DEBUG)."""
+    Incremental, so it neither clears the process's handlers nor adds any. uvicorn's own
+    access line is off (CRITICAL: it logs none at that level): the HTTP server writes its
+    own, with the request id (gateway/interfaces/http/request_log.py)."""
     name = logging.getLevelName(level)
-    return {
-        "version": 1,
-        "incremental": True,
-        "loggers": {logger: {"level": name, "propagate": True} for logger in UVICORN_LOGGERS},
-    }
+    loggers = {logger: {"level": name, "propagate": True} for logger in UVICORN_LOGGERS}
+    loggers["uvicorn.access"]["level"] = "CRITICAL"
+    return {"version": 1, "incremental": True, "loggers": loggers}
 
 
 @dataclass
@@ -79,15 +103,17 @@ _installed: _Installation | None = None
 _lock = threading.Lock()
 
 
-def install(level: int, stream: TextIO | None = None) -> logging.Handler:
+def install(level: int, stream: TextIO | None = None, log_format: str = "json") -> logging.Handler:
     """Start the writer thread (once) and make Sluice's queue handler the root logger's only
-    handler, at `level`; warnings and uncaught errors in threads become records too."""
+    handler, at `level`, writing `log_format` (plain or json) lines; warnings and uncaught
+    errors in threads become records too."""
     global _installed  # noqa: PLW0603 (one logging per process)
     with _lock:
         if _installed is None:
             drops = Drops()
             records: queue.Queue[Any] = queue.Queue(QUEUE_SIZE)
-            listener = Listener(records, Writer(stream or sys.stderr, drops))
+            writer = Writer(stream or sys.stderr, drops, formatter(log_format))
+            listener = Listener(records, writer)
             listener.start()
             _installed = _Installation(
                 SluiceQueueHandler(records, drops), listener, level, _hook_errors()

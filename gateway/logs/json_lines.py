@@ -9,6 +9,9 @@ The line is ASCII: every newline, control character and non-ASCII character is a
 escape, so a message quoting a request cannot redraw a terminal or forge a second line.
 Each text is bounded once escaped: the message to 4 KiB, the error to 1 KiB, the traceback
 to 8 KiB (its end kept: the innermost frames and the error), so a line stays under 16 KiB.
+A traceback shows the innermost 12 frames of the error itself (not the chain of errors it
+was raised from: their type and text are named on its last line). Every text has its
+credentials replaced by *** (gateway/logs/redact.py).
 """
 
 from __future__ import annotations
@@ -19,19 +22,22 @@ import time
 import traceback
 from typing import Any
 
+from gateway.logs.redact import redact
+
 MAX_MESSAGE = 4096
 MAX_ERROR = 1024
 MAX_TRACEBACK = 8192
 MAX_FIELD = 512
+MAX_FRAMES = 12
 # Structured fields a record may carry (`extra={"method": ...}`), written when present.
-FIELDS = ("method", "path", "status", "client")
+FIELDS = ("request_id", "method", "path", "route", "status", "duration_ms", "client")
 CUT = "[{count} characters cut]"
 
 
 class JsonLines(logging.Formatter):
     def format(self, record: logging.LogRecord) -> str:
         try:
-            return json.dumps(_entry(record), ensure_ascii=True)
+            return json.dumps(entry(record), ensure_ascii=True)
         except Exception as error:  # a record that cannot be read is still one line
             return json.dumps(
                 {
@@ -45,28 +51,44 @@ class JsonLines(logging.Formatter):
             )  # fmt: skip
 
 
-def _entry(record: logging.LogRecord) -> dict[str, Any]:
+def entry(record: logging.LogRecord) -> dict[str, Any]:
+    """The record's parts, each bounded and with its credentials hidden."""
     entry: dict[str, Any] = {
         "time": _time(record),
         "level": record.levelname,
         "logger": bounded(record.name, MAX_FIELD),
-        "message": bounded(record.getMessage(), MAX_MESSAGE),
+        "message": bounded(redact(record.getMessage()), MAX_MESSAGE),
     }
     for name in FIELDS:
         value = record.__dict__.get(name)
-        if isinstance(value, int) and not isinstance(value, bool):
+        if isinstance(value, int | float) and not isinstance(value, bool):
             entry[name] = value
         elif value is not None:
-            entry[name] = bounded(str(value), MAX_FIELD)
+            entry[name] = bounded(redact(str(value)), MAX_FIELD)
     error = record.exc_info[1] if record.exc_info else None
     if error is not None:
         entry["error_type"] = _qualified(type(error))
-        entry["error"] = bounded(_text(error), MAX_ERROR)
-        shown = "".join(traceback.format_exception(error))
+        entry["error"] = bounded(redact(_text(error)), MAX_ERROR)
+        shown = redact(short_traceback(error))
         entry["traceback"] = bounded(shown, MAX_TRACEBACK, keep_end=True)
     if record.stack_info:
-        entry["stack"] = bounded(record.stack_info, MAX_TRACEBACK, keep_end=True)
+        entry["stack"] = bounded(redact(record.stack_info), MAX_TRACEBACK, keep_end=True)
     return entry
+
+
+def short_traceback(error: BaseException) -> str:
+    """The error's traceback, its innermost MAX_FRAMES frames; the error it was raised from
+    is named on one line under the header, not shown frame by frame."""
+    frames = len(traceback.extract_tb(error.__traceback__))
+    lines = traceback.format_exception(
+        type(error), error, error.__traceback__, limit=-MAX_FRAMES, chain=False
+    )
+    if frames > MAX_FRAMES and lines:
+        lines.insert(1, f"  ... {frames - MAX_FRAMES} outer frame(s) not shown\n")
+    origin = error.__cause__ or (None if error.__suppress_context__ else error.__context__)
+    if origin is not None and lines:
+        lines.insert(1, f"  (raised from {_qualified(type(origin))}: {_text(origin)})\n")
+    return "".join(lines)
 
 
 def _time(record: logging.LogRecord) -> str:

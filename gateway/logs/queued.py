@@ -17,6 +17,7 @@ import threading
 from logging.handlers import QueueHandler, QueueListener
 from typing import Any, TextIO
 
+from gateway.logs.context import REQUEST_ID
 from gateway.logs.json_lines import JsonLines
 
 QUEUE_SIZE = 10_000
@@ -52,6 +53,10 @@ class SluiceQueueHandler(QueueHandler):
         # thread. The merged message is cheap and fixes the arguments' values as they are now.
         record = copy.copy(record)
         _access_fields(record)
+        if getattr(record, "request_id", None) is None:
+            request_id = REQUEST_ID.get()  # the request this thread or task serves, if any
+            if request_id is not None:
+                record.request_id = request_id
         record.msg = record.getMessage()
         record.args = None
         return record
@@ -73,10 +78,12 @@ def _access_fields(record: logging.LogRecord) -> None:
 class Writer(logging.StreamHandler[TextIO]):
     """Writes each record as one JSON line, after a line for any records dropped."""
 
-    def __init__(self, stream: TextIO, drops: Drops) -> None:
+    def __init__(
+        self, stream: TextIO, drops: Drops, formatter: logging.Formatter | None = None
+    ) -> None:
         super().__init__(stream)
         self.drops = drops
-        self.setFormatter(JsonLines())
+        self.setFormatter(formatter or JsonLines())
 
     def emit(self, record: logging.LogRecord) -> None:
         dropped = self.drops.take()

@@ -24,7 +24,7 @@ from gateway.demo import seed
 from gateway.interfaces.http.server import http_server
 from gateway.interfaces.mcp.server import SluiceMCP
 from gateway.interfaces.mcp.stdio import stdio_server
-from gateway.logs.json_lines import MAX_TRACEBACK, JsonLines
+from gateway.logs.json_lines import MAX_FRAMES, MAX_TRACEBACK, JsonLines
 from gateway.logs.queued import QUEUE_SIZE, SluiceQueueHandler
 
 
@@ -81,7 +81,9 @@ def test_after_the_app_and_its_mcp_server_are_built_sluices_handler_is_the_only_
     http_server(sluice, host="127.0.0.1", port=0, projector=False, log_level=logging.INFO)
     assert_sluice_alone()
     assert logging.getLogger().level == logging.INFO
-    assert logging.getLogger("uvicorn.access").level == logging.INFO
+    assert logging.getLogger("uvicorn.error").level == logging.INFO
+    # Sluice writes the access line itself (with the request id): uvicorn's is off.
+    assert logging.getLogger("uvicorn.access").level == logging.CRITICAL
 
     stdio_server(
         sluice.gateway, "sk-demo-alice", console_url="http://127.0.0.1:8000/", elicit=True,
@@ -131,7 +133,7 @@ def test_a_record_is_one_ascii_json_line_whatever_its_text_holds() -> None:
     assert entry["traceback"].endswith(f"ValueError: {hostile}\n")
 
 
-def test_a_long_traceback_and_a_long_message_are_cut_keeping_the_last_error() -> None:
+def test_a_chain_of_errors_shows_the_last_ones_frames_and_a_long_message_is_cut() -> None:
     def layers(n: int) -> None:
         try:
             if n:
@@ -150,9 +152,31 @@ def test_a_long_traceback_and_a_long_message_are_cut_keeping_the_last_error() ->
     assert len(line) < 16 * 1024
     entry = json.loads(line)
     assert entry["message"].startswith("mmm") and entry["message"].endswith("characters cut]")
-    assert len(json.dumps(entry["traceback"])) - 2 <= MAX_TRACEBACK
-    assert entry["traceback"].startswith("[")  # the start is cut: the end is what tells
-    assert entry["traceback"].endswith("RuntimeError: layer 100\n")
+    shown = entry["traceback"]
+    assert shown.startswith("Traceback (most recent call last):\n")
+    assert "(raised from RuntimeError: layer 99)" in shown  # the chain: one line
+    assert "layer 98" not in shown and "the first error" not in shown
+    assert shown.endswith("RuntimeError: layer 100\n")
+    assert len(shown.splitlines()) < 10
+
+
+def test_a_deep_traceback_keeps_its_innermost_frames_and_says_how_many_are_not_shown() -> None:
+    def deep(n: int) -> None:
+        if n:
+            deep(n - 1)
+        raise ValueError("at the bottom")
+
+    error = _raised(RuntimeError("not raised"))
+    try:
+        deep(150)
+    except ValueError as caught:
+        error = caught
+    shown = json.loads(JsonLines().format(_record("failed", error=error)))["traceback"]
+    # (Python folds the repeated frames of a recursion into one "repeated N more times")
+    assert 0 < shown.count('  File "') <= MAX_FRAMES
+    assert f"... {152 - MAX_FRAMES} outer frame(s) not shown" in shown
+    assert shown.endswith("ValueError: at the bottom\n")
+    assert len(shown) < MAX_TRACEBACK
 
 
 def test_a_flood_the_writer_cannot_keep_up_with_is_dropped_and_counted(

@@ -288,7 +288,12 @@ def test_idempotency_replays_a_refusal_too(client: TestClient) -> None:
     again = client.post("/v1/use-cases/transfer", headers=headers, json=body)
 
     assert first.status_code == again.status_code == 422
-    assert again.json() == first.json()
+    replayed, answered = again.json(), first.json()
+    # The same problem; each names the request it answers.
+    assert replayed.pop("request_id") == again.headers["x-request-id"]
+    assert answered.pop("request_id") == first.headers["x-request-id"]
+    assert again.headers["x-request-id"] != first.headers["x-request-id"]
+    assert replayed == answered
 
 
 def test_idempotent_confirm(client: TestClient) -> None:

@@ -9,7 +9,9 @@ from fastapi.testclient import TestClient
 
 PROBLEM_JSON = "application/problem+json"
 # A degraded /health answers its Health document with 503, not a problem.
-NOT_PROBLEMS = {("get", "/health", "503")}
+NOT_PROBLEMS = {("get", "/health", "503"), ("get", "/readyz", "503")}
+# Operations that refuse nothing: the document itself, and liveness.
+NO_REFUSALS = {"/openapi.json", "/livez"}
 
 
 def operations(document: dict[str, Any]) -> list[tuple[str, str, dict[str, Any]]]:
@@ -51,7 +53,7 @@ def test_every_refusal_is_documented_as_a_problem(client: TestClient) -> None:
     not_problems = []
     for method, path, operation in operations(document):
         refusals = {s: r for s, r in operation["responses"].items() if s[0] in "45"}
-        assert refusals or path == "/openapi.json", (method, path)
+        assert refusals or path in NO_REFUSALS, (method, path)
         for status, response in refusals.items():
             if (method, path, status) in NOT_PROBLEMS:
                 continue
@@ -66,3 +68,35 @@ def test_a_stale_confirmation_is_documented_with_its_fresh_proposal(client: Test
     schema = stale["content"][PROBLEM_JSON]["schema"]
     assert schema == {"$ref": "#/components/schemas/StaleProblem"}
     assert "proposal" in document["components"]["schemas"]["StaleProblem"]["properties"]
+
+
+def example(document: dict[str, Any], path: str, method: str, status: str, name: str) -> Any:
+    media = document["paths"][path][method]["responses"][status]["content"][PROBLEM_JSON]
+    return media["examples"][name]["value"]
+
+
+def test_the_documented_problem_examples_are_what_the_server_answers(
+    client: TestClient,
+) -> None:
+    document = client.get("/openapi.json").json()
+    alice = {"Authorization": "Bearer sk-demo-alice"}
+    asked = {
+        ("401", "no-key"): client.get("/v1/accounts/alice"),
+        ("401", "unknown-key"): client.get(
+            "/v1/accounts/alice", headers={"Authorization": "Bearer sk-unknown"}
+        ),
+        ("403", "not-yours"): client.get("/v1/accounts/bob", headers=alice),
+        ("404", "no-proposal"): client.get(
+            "/v1/programs/00000000-0000-4000-8000-000000000000", headers=alice
+        ),
+        ("422", "invalid-request"): client.post(
+            "/v1/programs", headers=alice, json={"source": "x = 1"}
+        ),
+    }
+    for (status, name), answer in asked.items():
+        documented = example(document, "/v1/accounts/{account}", "get", status, name)
+        got = answer.json()
+        assert answer.status_code == int(status)
+        assert answer.headers["x-request-id"] == got.pop("request_id")
+        documented.pop("request_id")
+        assert got == documented, (status, name)

@@ -1,6 +1,7 @@
-"""The served gateway's log is Sluice's own: one JSON object per line on stderr, whatever a
-library sets up. A 500 is one line, its traceback escaped inside it; uvicorn's lines and the
-access log are JSON lines too; a bad SLUICE_LOG_LEVEL is refused before anything starts.
+"""The served gateway's log is Sluice's own: asked for JSON, one JSON object per line on
+stderr, whatever a library sets up. A 500 is one line, its short traceback escaped inside it;
+uvicorn's lines and the access lines are JSON lines too; a bad SLUICE_LOG_LEVEL is refused
+before anything starts.
 
 A 500 here is real: alice's row in the balances read model is made one the server cannot
 read (as a bad manual edit or a broken migration would leave it), so her reads fail."""
@@ -20,6 +21,7 @@ from typing import Any
 import httpx
 import pytest
 
+from gateway.logs.json_lines import MAX_FRAMES
 from tests.postgres import support
 from tests.served import served_process
 from tests.stores import postgres_url
@@ -56,8 +58,12 @@ def store(
 
 
 def environment(url: str, **extra: str) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if k != "SLUICE_LOG_LEVEL"}
-    return {**env, "SLUICE_DATABASE_URL": url, **extra}
+    """The server's environment: JSON lines asked for, and errors only unless `extra` says."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("SLUICE_LOG_")}
+    return {
+        **env, "SLUICE_DATABASE_URL": url, "SLUICE_LOG_FORMAT": "json",
+        "SLUICE_LOG_LEVEL": "WARNING", **extra,
+    }  # fmt: skip
 
 
 def entries(text: str) -> list[dict[str, Any]]:
@@ -105,9 +111,16 @@ def test_a_500_is_one_json_line_on_the_log_and_nothing_else(
     assert entry["traceback"].startswith("Traceback (most recent call last):\n")
     assert entry["traceback"].rstrip().endswith(f"{entry['error_type']}: {entry['error']}")
     assert "read_side.py" in entry["traceback"]  # the read that failed
+    # The line names the request: the id the answer carries in its header and its problem.
+    assert entry["request_id"] == failed.headers["x-request-id"] == failed.json()["request_id"]
+    # The innermost frames (the read that failed among them), not 30 frames of the server's.
+    assert entry["traceback"].count('  File "') <= MAX_FRAMES
+    assert "outer frame(s) not shown" in entry["traceback"]
 
 
-def test_at_info_uvicorns_own_lines_and_the_access_log_are_json_lines(tmp_path: Path) -> None:
+def test_at_info_uvicorns_own_lines_and_sluices_access_lines_are_json_lines(
+    tmp_path: Path,
+) -> None:
     url = f"sqlite:///{tmp_path / 'sluice.db'}"
     log = tmp_path / "stderr.log"
     env = environment(url, SLUICE_LOG_LEVEL="info")  # any case
@@ -119,9 +132,11 @@ def test_at_info_uvicorns_own_lines_and_the_access_log_are_json_lines(tmp_path: 
     said = [(e["logger"], e["message"]) for e in logged]
     assert ("uvicorn.error", "Application startup complete.") in said
     assert said[-1][0] == "uvicorn.error" and said[-1][1].startswith("Finished server process")
-    access = [e for e in logged if e["logger"] == "uvicorn.access"]
+    access = [e for e in logged if e["logger"] == "sluice.access"]
     assert access, said
-    assert {(e["method"], e["path"], e["status"]) for e in access} == {("GET", "/health", 200)}
+    assert {(e["method"], e["route"], e["status"]) for e in access} == {("GET", "/health", 200)}
+    assert all(len(e["request_id"]) == 32 and e["duration_ms"] >= 0 for e in access)
+    assert not any(e["logger"] == "uvicorn.access" for e in logged)  # one line per request
 
 
 @pytest.mark.parametrize("command", ["serve", "project", "mcp"])

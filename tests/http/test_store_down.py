@@ -56,3 +56,33 @@ def test_a_cut_link_to_the_store_is_a_503_and_a_degraded_health(
     again = httpx.get(f"{base}/v1/accounts/alice", headers=ALICE, timeout=30)
     assert again.status_code == 200, again.text
     assert httpx.get(f"{base}/health", timeout=30).json()["status"] == "ok"
+
+
+@pytest.mark.postgres
+def test_readiness_follows_the_store_and_liveness_does_not(
+    through_a_proxy: tuple[str, Proxy],
+) -> None:
+    base, link = through_a_proxy
+    assert httpx.get(f"{base}/readyz", timeout=10).json() == {
+        "status": "ready",
+        "checks": [{"name": "store", "status": "ok"}],
+    }
+
+    link.cut()
+    started = time.monotonic()
+    ready = httpx.get(f"{base}/readyz", timeout=30)
+    assert time.monotonic() - started < 1  # within the probe's deadline, always
+    alive = httpx.get(f"{base}/livez", timeout=30)
+
+    assert ready.status_code == 503
+    assert ready.json() == {
+        "status": "not ready",
+        "checks": [{"name": "store", "status": "degraded"}],
+    }
+    assert (alive.status_code, alive.json()) == (200, {"status": "ok"})  # no restart wanted
+
+    link.open = True  # the link comes back
+    deadline = time.monotonic() + 30
+    while httpx.get(f"{base}/readyz", timeout=30).status_code != 200:
+        assert time.monotonic() < deadline, "never ready again"
+        time.sleep(0.1)

@@ -1,5 +1,5 @@
 """`sluice mcp`: stdout is the protocol's alone; the log, the MCP SDK's records included, is
-JSON lines on stderr."""
+JSON lines on stderr when asked."""
 
 from __future__ import annotations
 
@@ -19,7 +19,10 @@ MESSAGES = [
 def test_stdout_holds_the_protocol_and_stderr_json_log_lines(
     stdio_target: Target, tmp_path: Path
 ) -> None:
-    env = {**stdio_target.env, "SLUICE_API_KEY": "sk-demo-alice", "SLUICE_LOG_LEVEL": "DEBUG"}
+    env = {
+        **stdio_target.env, "SLUICE_API_KEY": "sk-demo-alice", "SLUICE_LOG_LEVEL": "DEBUG",
+        "SLUICE_LOG_FORMAT": "json",
+    }  # fmt: skip
     with (tmp_path / "stderr").open("w+") as errors:
         server = subprocess.Popen(
             [SLUICE, "mcp"], env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,

@@ -77,8 +77,9 @@ def test_two_gateways_without_projectors_and_one_projector_service(
 
         # One projector service keeps them current for every gateway.
         projector = subprocess.Popen(
-            [SLUICE, "project"], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
-        )
+            [SLUICE, "project", "--log-format", "json"],
+            env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        )  # fmt: skip
         try:
             assert eventually(lambda: bob(first) == bob(second) == "10.00")
             deposit(second)

@@ -38,6 +38,7 @@ from domain.errors import DomainError
 from gateway.core.program.errors import ProgramError, Stage, position_of
 from gateway.core.program.limits import ProgramLimits
 from gateway.core.program.pool_settings import DEFAULT_WAIT_SECONDS, DEFAULT_WORKERS, PoolSettings
+from gateway.core.program.sandbox_stats import SandboxStats
 
 # dispatch(name, keyword arguments, line, column) -> value returned to the program.
 Dispatch = Callable[[str, dict[str, Any], int, int], Any]
@@ -106,6 +107,7 @@ class Sandbox:
         )
         self._started = False
         self._lock = threading.Lock()
+        self.stats = SandboxStats()
 
     def _start(self) -> None:
         # Workers are spawned on the first program, not for commands that run none.
@@ -124,11 +126,35 @@ class Sandbox:
         self, source: str, stubs: str, functions: Collection[str], dispatch: Dispatch
     ) -> SandboxRun:
         self._start()
+        tally = self.stats.run()
+        outcome = "failed"
+        try:
+            run = self._run(source, stubs, functions, dispatch, tally.started)
+            outcome = "ok"
+            return run
+        except SandboxBusyError:
+            outcome = "busy"
+            raise
+        except ProgramError as error:
+            outcome = "limit" if error.stage == "limit" else "failed"
+            raise
+        finally:
+            tally.ended(outcome)
+
+    def _run(
+        self,
+        source: str,
+        stubs: str,
+        functions: Collection[str],
+        dispatch: Dispatch,
+        started: Callable[[], None],
+    ) -> SandboxRun:
         output = CollectString(max_bytes=self.limits.max_output_bytes)
         placeholders = {name: _never_called for name in functions}
         try:
             with ExitStack() as stack:
                 session = self._checkout(stack, stubs)
+                started()
                 snapshot = session.feed_start(
                     source, external_lookup=placeholders, print_callback=output
                 )

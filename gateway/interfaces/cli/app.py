@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import logging
 import sys
 from pathlib import Path
 from typing import Annotated, NoReturn
@@ -17,18 +18,19 @@ from application import principals
 from application.inert_text import inert
 from application.principals import PrincipalView
 from application.store_config import redacted
-from gateway import logs
 from gateway.bootstrap import CONFIG_ERRORS, Sluice
 from gateway.core.catalog import UnknownUseCaseError
 from gateway.core.errors import GatewayError
 from gateway.demo import demo_agent_keys, demo_keys, seed
 from gateway.interfaces.cli.flow import decide, submit
 from gateway.interfaces.cli.keys import key_app, principal_app
+from gateway.interfaces.cli.log_options import LogFormatOption, LogLevelOption, start_logging
 from gateway.interfaces.cli.operate import audit_app, events, export, project, replay
 from gateway.interfaces.cli.render import as_json, show_outcome
 from gateway.interfaces.cli.report import RunReport
 from gateway.interfaces.cli.run_ids import RunIdError, resolve_run_id
 from gateway.interfaces.cli.store_check import missing_store, store_note
+from gateway.logs.redact import redact
 
 app = typer.Typer(
     name="sluice",
@@ -87,14 +89,6 @@ def _open(*, expect_data: bool = True) -> Sluice:
         _usage_error(str(error))
 
 
-def log_level() -> int:
-    """SLUICE_LOG_LEVEL's level, or a usage error naming it: before anything is opened."""
-    try:
-        return logs.level_from_env()
-    except logs.LogConfigError as error:
-        _usage_error(str(error))
-
-
 def _check_agent_settings() -> None:
     """A bad SLUICE_LLM_* value is a usage error naming it, before anything is opened; no
     model at all is not: everything but the agent works without one."""
@@ -112,7 +106,8 @@ def _usage_error(message: str) -> NoReturn:
 
 def _error(message: str) -> None:
     """One line on stderr; the message may quote what the user typed, so it is data."""
-    Console(stderr=True).print(Text.assemble(("error:", "red"), " ", inert(message)))
+    # An error of the store may quote its address, a password with it: never shown.
+    Console(stderr=True).print(Text.assemble(("error:", "red"), " ", inert(redact(message))))
 
 
 def _principal(sluice: Sluice, key: str | None, as_: str | None) -> PrincipalView:
@@ -268,7 +263,7 @@ def demo() -> None:
     """Seed the demo ledger and principals where they are absent; print the demo keys."""
     with _open(expect_data=False) as sluice:
         opened, registered = seed(sluice.gateway)
-        where = sluice.database_url
+        where = redacted(sluice.database_url)
     if opened or registered:
         typer.echo(f"Demo data in {where}: opened {', '.join(opened) or 'no accounts'}, "
                    f"registered {', '.join(registered) or 'no principals'}")  # fmt: skip
@@ -285,7 +280,7 @@ def _print_demo_keys() -> None:
 
 
 @app.command()
-def serve(
+def serve(  # noqa: PLR0917 (typer maps each parameter to an option)
     host: Annotated[str, typer.Option("--host", help="Interface to listen on.")] = "127.0.0.1",
     port: Annotated[int, typer.Option("--port", help="Port to listen on.")] = 8000,
     with_demo: Annotated[
@@ -298,14 +293,16 @@ def serve(
             help="Keep the read models current in this process, or leave it to `sluice project`.",
         ),
     ] = True,
+    log_level: LogLevelOption = None,
+    log_format: LogFormatOption = None,
 ) -> None:
-    """Serve the HTTP API (uvicorn). Logs: JSON lines on stderr, at SLUICE_LOG_LEVEL."""
+    """Serve the HTTP API (uvicorn). Logs on stderr: one access line per request at INFO."""
     from gateway.interfaces.http.server import http_server
     from gateway.interfaces.mcp.state_keys import StateKeysConfigError
 
-    level = log_level()
+    # From the start: opening the store may log already.
+    level = start_logging(log_level, log_format)
     _check_agent_settings()
-    logs.install(level)  # from the start: opening the store may log already
     with _open(expect_data=False) as sluice:
         sluice.projected_elsewhere = not projector
         try:
@@ -348,8 +345,11 @@ def mcp(
             "it, they find it there or use `sluice confirm`.",
         ),
     ] = True,
+    log_level: LogLevelOption = None,
+    log_format: LogFormatOption = None,
 ) -> None:
-    """Serve MCP on stdin/stdout as the principal of SLUICE_API_KEY (for a desktop client)."""
+    """Serve MCP on stdin/stdout as the principal of SLUICE_API_KEY (for a desktop client).
+    Logs on stderr, at WARNING unless asked."""
     import os
 
     from gateway.interfaces.mcp.state_keys import StateKeysConfigError
@@ -358,8 +358,8 @@ def mcp(
     key = os.environ.get("SLUICE_API_KEY")
     if not key:
         _usage_error("SLUICE_API_KEY is not set: `sluice mcp` acts as the principal of that key")
-    level = log_level()
-    logs.install(level)
+    # Its log is the desktop client's: requests are not logged one by one unless asked.
+    level = start_logging(log_level, log_format, default=logging.WARNING)
     with _open() as sluice:
         try:
             server = stdio_server(

@@ -16,6 +16,7 @@ from rich.table import Table
 from rich.text import Text
 
 from application.principals import PrincipalView
+from application.store_config import redacted
 from gateway.agent import Agent
 from gateway.agent.answer_parts import Answer
 from gateway.agent.turns import AgentTurn
@@ -57,7 +58,7 @@ def interactive_chat(
         console.print(Text.assemble(("error:", "red"), " ", shown(agent.unavailable)))
         return 1
     greeting = GREETING.format(
-        principal=principal.name, role=principal.role, where=sluice.database_url
+        principal=principal.name, role=principal.role, where=redacted(sluice.database_url)
     )
     console.print(greeting, markup=False, highlight=False)
     conversation_id: str | None = None

@@ -28,11 +28,12 @@ from application.read_models.service import UnknownProjectionError
 from application.store_config import redacted
 from application.verify import verify
 from domain.errors import AccountNotFoundError
-from gateway import logs
 from gateway.bootstrap import CONFIG_ERRORS, Sluice
+from gateway.interfaces.cli.log_options import LogFormatOption, LogLevelOption, start_logging
 from gateway.interfaces.cli.render import PRINTED_TITLE, framed, said, shown
 from gateway.interfaces.cli.run_ids import RunIdError, resolve_run_id
 from gateway.interfaces.cli.store_check import missing_store
+from gateway.logs.redact import redact
 
 audit_app = typer.Typer(help="Answer: why did this change, who asked, who confirmed?")
 JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON instead of tables.")]
@@ -55,7 +56,8 @@ def _open(*, whole_log: bool = False) -> Sluice:
 
 def _fail(message: str, code: int = 1) -> NoReturn:
     # The message may quote what was typed, or what the store holds: it is data.
-    Console(stderr=True).print(Text.assemble(("error:", "red"), " ", inert(message)))
+    # An error of the store may quote its address, a password with it: never shown.
+    Console(stderr=True).print(Text.assemble(("error:", "red"), " ", inert(redact(message))))
     raise typer.Exit(code)
 
 
@@ -163,15 +165,13 @@ def project(
     interval: Annotated[
         float, typer.Option("--interval", help="Seconds to wait when the log has nothing new.")
     ] = 0.1,
+    log_level: LogLevelOption = None,
+    log_format: LogFormatOption = None,
 ) -> None:
     """Keep the read models current, and nothing else: the projector as a service of its own
     (gateways then run `sluice serve --no-projector`). Any number may run: each window of
-    the log is applied once. Stops on SIGTERM or Ctrl-C."""
-    try:
-        level = logs.level_from_env()
-    except logs.LogConfigError as error:
-        _fail(str(error), 2)
-    logs.install(level)  # the projector's records: JSON lines on stderr
+    the log is applied once. Stops on SIGTERM or Ctrl-C. Logs on stderr."""
+    start_logging(log_level, log_format)
     stop = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
     with _open() as sluice:

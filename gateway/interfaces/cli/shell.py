@@ -5,6 +5,7 @@ from __future__ import annotations
 from rich.console import Console
 
 from application.principals import PrincipalView
+from application.store_config import redacted
 from gateway.bootstrap import Sluice
 from gateway.core.errors import GatewayError
 from gateway.core.read_side import ReadSide
@@ -19,7 +20,7 @@ Ctrl-D (or `quit`) leaves; `balances` shows the accounts you may see.
 
 def interactive_session(sluice: Sluice, principal: PrincipalView, *, console: Console) -> None:
     greeting = GREETING.format(
-        principal=principal.name, role=principal.role, where=sluice.database_url
+        principal=principal.name, role=principal.role, where=redacted(sluice.database_url)
     )
     console.print(greeting, markup=False, highlight=False)
     console.print(sluice.gateway.directory(principal), markup=False, highlight=False)

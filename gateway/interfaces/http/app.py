@@ -15,9 +15,10 @@ from gateway.bootstrap import Sluice
 from gateway.core.policy.rate import RateLimiter
 from gateway.core.read_side import ReadSide
 from gateway.interfaces.console import router as console_router
-from gateway.interfaces.http import problems
+from gateway.interfaces.http import docs, metrics, problems
 from gateway.interfaces.http.body_limit import BodyLimit
 from gateway.interfaces.http.heap import trim_heap_periodically
+from gateway.interfaces.http.request_log import RequestLog
 from gateway.interfaces.http.routes import (
     agent,
     catalog,
@@ -66,6 +67,9 @@ def create_app(
     # a store call never blocks the event loop.
     app = FastAPI(
         lifespan=lifespan,
+        # /docs and /redoc are served from local files (gateway/interfaces/http/docs.py).
+        docs_url=None,
+        redoc_url=None,
         title="Sluice",
         version="0.1.0",
         description=(
@@ -78,14 +82,18 @@ def create_app(
     app.state.read_side = ReadSide(sluice.gateway)
     app.state.request_limiter = request_limiter
     app.state.agent = Agent(sluice.gateway)  # answers 503 on use when no model is configured
+    app.state.metrics = metrics.HttpMetrics(sluice)
     problems.install(app)
-    for module in (health, catalog, use_cases, programs, reads, agent, console):
+    for module in (health, metrics, catalog, use_cases, programs, reads, agent, console):
         app.include_router(module.router)
     app.include_router(console_router)
+    app.include_router(docs.router)
     app.router.routes.append(
         Route(MCP_PATH, mcp.endpoint, methods=["GET", "POST", "DELETE"], include_in_schema=False)
     )
     limit = max_body_bytes or int(os.environ.get("SLUICE_MAX_BODY_BYTES", DEFAULT_MAX_BODY_BYTES))
     app.add_middleware(BodyLimit, max_bytes=limit)
-    app.add_middleware(UnexpectedErrors)  # the outermost: an error in any of the others too
+    app.add_middleware(UnexpectedErrors)  # an error in any of the others too
+    # The outermost: the request id, the access line and the metrics of every answer.
+    app.add_middleware(RequestLog, metrics=app.state.metrics)
     return app

@@ -7,6 +7,7 @@ import json
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from gateway.core.problem import PROBLEM_JSON, STATUS, TITLES, TYPE_PREFIX
+from gateway.interfaces.http.problems import with_request_id
 
 
 class BodyLimit:
@@ -45,12 +46,14 @@ class BodyLimit:
     async def _too_large(self, send: Send) -> None:
         kind = "payload-too-large"
         body = json.dumps(
-            {
-                "type": TYPE_PREFIX + kind,
-                "title": TITLES[kind],
-                "status": STATUS[kind],
-                "detail": f"the request body is over the limit of {self.max_bytes} bytes",
-            }
+            with_request_id(
+                {
+                    "type": TYPE_PREFIX + kind,
+                    "title": TITLES[kind],
+                    "status": STATUS[kind],
+                    "detail": f"the request body is over the limit of {self.max_bytes} bytes",
+                }
+            )
         ).encode()
         await send(
             {

@@ -28,6 +28,7 @@ from gateway.core.facade import Gateway
 from gateway.core.problem import PROBLEM_JSON, problem_body
 from gateway.core.proposals import Recorder
 from gateway.core.results import Outcome
+from gateway.interfaces.http.problems import with_request_id
 
 MAX_KEY = 255
 # Answers that say "try again": never replayed.
@@ -93,5 +94,6 @@ def _answered(
             "idempotency-key-reused",
             f"Idempotency-Key {key!r} was first used with another request; use a new key",
         )
-    media = PROBLEM_JSON if first.status >= 400 else "application/json"
-    return JSONResponse(first.body, status_code=first.status, media_type=media)
+    if first.status >= 400:  # the first answer's problem, naming this request
+        return JSONResponse(with_request_id(first.body), first.status, media_type=PROBLEM_JSON)
+    return JSONResponse(first.body, status_code=first.status, media_type="application/json")

@@ -14,12 +14,13 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from gateway.core.errors import ErrorKind, GatewayError
 from gateway.core.problem import PROBLEM_JSON, STATUS, problem_body, problem_document
+from gateway.logs.context import REQUEST_ID
 
 log = logging.getLogger("sluice.http")
 
 
 def problem(kind: str, detail: str, **extensions: Any) -> JSONResponse:
-    body = problem_document(kind, detail, **extensions)
+    body = with_request_id(problem_document(kind, detail, **extensions))
     return JSONResponse(
         body, status_code=STATUS[kind], media_type=PROBLEM_JSON, headers=_headers(kind, body)
     )
@@ -28,9 +29,17 @@ def problem(kind: str, detail: str, **extensions: Any) -> JSONResponse:
 def from_gateway_error(error: GatewayError) -> JSONResponse:
     # The same document MCP-over-HTTP and Idempotency-Key replays carry.
     status, body = problem_body(error)
+    body = with_request_id(body)
     return JSONResponse(
         body, status_code=status, media_type=PROBLEM_JSON, headers=_headers(error.kind, body)
     )
+
+
+def with_request_id(body: dict[str, Any]) -> dict[str, Any]:
+    """The problem with the id of the request it answers (gateway/interfaces/http/request_log.py),
+    the one its log lines name."""
+    request_id = REQUEST_ID.get()
+    return body if request_id is None else {**body, "request_id": request_id}
 
 
 def _headers(kind: str, body: dict[str, Any]) -> dict[str, str]:

@@ -24,6 +24,7 @@ from gateway.core.results import (
     StaleConfirmation,
 )
 from gateway.core.text_fields import MAX_REQUEST
+from gateway.interfaces.http.problem_examples import EXAMPLES
 
 
 class Shape(BaseModel):
@@ -150,6 +151,19 @@ class Health(Shape):
     checks: list[HealthCheck] = []
 
 
+class Liveness(Shape):
+    """The process answers: its event loop runs (nothing else is asked)."""
+
+    status: Literal["ok"]
+
+
+class Readiness(Shape):
+    """Whether this process can serve: the event store answers within the deadline."""
+
+    status: Literal["ready", "not ready"]
+    checks: list[HealthCheck] = []
+
+
 class Problem(Shape):
     """RFC 9457 problem details."""
 
@@ -194,13 +208,23 @@ class PlanSchema(Shape):
     # A JSON Schema document is free JSON: any key is allowed (Shape's extra="allow").
 
 
-def problem_response(description: str, model: type[Problem] = Problem) -> dict[str, Any]:
-    """A documented problem response: RFC 9457 JSON, as application/problem+json."""
-    return {"model": model, "content": {"application/problem+json": {}}, "description": description}
+def problem_response(
+    description: str, model: type[Problem] = Problem, status: int | None = None
+) -> dict[str, Any]:
+    """A documented problem response: RFC 9457 JSON, as application/problem+json, with real
+    examples of the status's problems."""
+    media: dict[str, Any] = {}
+    if status in EXAMPLES:
+        media["examples"] = EXAMPLES[status]
+    return {
+        "model": model,
+        "content": {"application/problem+json": media},
+        "description": description,
+    }
 
 
 PROBLEMS: dict[int | str, dict[str, Any]] = {
-    status: problem_response(text)
+    status: problem_response(text, status=status)
     for status, text in {
         400: "Malformed request",
         401: "No or unknown API key",
@@ -224,6 +248,7 @@ __all__ = [
     "EventRecord",
     "Health",
     "HealthCheck",
+    "Liveness",
     "LogEvent",
     "Outcome",
     "PlanSchema",
@@ -231,6 +256,7 @@ __all__ = [
     "Problem",
     "ProgramRequest",
     "Proposal",
+    "Readiness",
     "RunStory",
     "Sheet",
     "StaleConfirmation",

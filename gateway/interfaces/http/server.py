@@ -22,7 +22,8 @@ def http_server(
         host=host,
         port=port,
         log_config=logs.uvicorn_log_config(log_level),
-        access_log=True,  # an INFO record: written at SLUICE_LOG_LEVEL=INFO or DEBUG
+        # Sluice writes its own access line, with the request id (http/request_log.py).
+        access_log=False,
     )
     logs.reclaim()
     return uvicorn.Server(config)

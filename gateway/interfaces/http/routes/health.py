@@ -1,4 +1,9 @@
-"""Liveness, and whether what the gateway depends on answers: a list of named checks.
+"""Liveness (/livez), readiness (/readyz), and whether what the gateway depends on answers
+(/health): a list of named checks.
+
+/livez asks nothing: the process answers, so it need not be restarted. /readyz asks the
+store alone (a load balancer sends no traffic to a process whose store does not answer;
+a read model behind or an event set aside does not stop it serving).
 
 Each check runs in a thread of its own (gateway/interfaces/http/probe.py), so /health answers within
 a second even when the store hangs or the server's worker threads are all taken: a check
@@ -22,7 +27,7 @@ from application.read_models.store import PROJECTIONS
 from gateway.bootstrap import Sluice
 from gateway.interfaces.http.health_access import HealthAccess
 from gateway.interfaces.http.probe import Finding, Probe
-from gateway.interfaces.http.schemas import Health
+from gateway.interfaces.http.schemas import Health, HealthCheck, Liveness, Readiness
 
 router = APIRouter(tags=["health"])
 DEADLINE_SECONDS = 0.5
@@ -53,6 +58,33 @@ def read_models(sluice: Sluice) -> Finding:
 
 
 CHECKS = (store, read_models)
+
+
+@router.get("/livez", response_model=Liveness, operation_id="livez")
+async def livez() -> Liveness:
+    """`ok` while the process answers: no check of the store (see /readyz)."""
+    return Liveness(status="ok")
+
+
+@router.get(
+    "/readyz",
+    response_model=Readiness,
+    operation_id="readyz",
+    responses={503: {"model": Readiness, "description": "The store did not answer in time"}},
+)
+async def readyz(request: Request) -> JSONResponse:
+    """`ready` when the event store answers within half a second; `not ready` (503) else."""
+    state = request.app.state
+    probe: Probe[Sluice] = getattr(state, "readiness_probe", None) or Probe(
+        "store", store, DEADLINE_SECONDS
+    )
+    state.readiness_probe = probe
+    finding = await probe(state.sluice)
+    body = Readiness(
+        status="ready" if finding.ok else "not ready",
+        checks=[HealthCheck(name="store", status="ok" if finding.ok else "degraded")],
+    )
+    return JSONResponse(body.model_dump(exclude_none=True), 200 if finding.ok else 503)
 
 
 @router.get(

@@ -41,9 +41,9 @@ def get(gateway: GatewayDep, principal: PrincipalDep, run_id: RunId) -> Any:
     operation_id="confirm_program",
     responses={
         409: problem_response(
-            "Stale: nothing written; `proposal` holds a fresh preview", StaleProblem
+            "Stale: nothing written; `proposal` holds a fresh preview", StaleProblem, status=409
         ),
-        410: problem_response("Expired or ended"),
+        410: problem_response("Expired or ended", status=410),
     },
 )
 def confirm(
