@@ -29,7 +29,7 @@ HOT_KINDS: tuple[type, ...] = (Account, AccountRegistry, ApiKey, Principal)
 # An account (and the registry of accounts) is snapshotted each time its version passes a
 # multiple of this, so a process that has not cached it replays at most this many events,
 # however long its history (eventsourcing's snapshots, in their own table).
-SNAPSHOT_EVERY = 100
+SNAPSHOT_EVERY = 50
 SNAPSHOTTED: tuple[type, ...] = (Account.Event, AccountRegistry.Event)
 
 _log = logging.getLogger(__name__)

@@ -22,7 +22,9 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable
+from contextlib import ExitStack
 from decimal import Decimal
+from functools import partial
 from pathlib import Path
 
 from application.bank import BANK_USE_CASES, DIRECTORY_HEADER
@@ -118,19 +120,9 @@ def child(kind: str, url: str, target: str) -> None:
             sandbox.close()
 
 
-def cold(kind: str, url: str, target: str, times: int) -> float:
-    found = []
-    for _ in range(times):
-        command = [sys.executable, "-m", "benchmarks.bench_growth", "--child", kind, url, target]
-        found.append(float(subprocess.run(command, check=True, capture_output=True).stdout))
-    return statistics.median(found)
-
-
-def row(label: str, cold_ms: float, warm_ms: float, base: tuple[float, float]) -> None:
-    print(
-        f"{label:<34}{cold_ms:>10.2f}{cold_ms / base[0]:>8.2f}x"
-        f"{warm_ms:>10.2f}{warm_ms / base[1]:>8.2f}x"
-    )
+def cold_once(kind: str, url: str, target: str) -> float:
+    command = [sys.executable, "-m", "benchmarks.bench_growth", "--child", kind, url, target]
+    return float(subprocess.run(command, check=True, capture_output=True).stdout)
 
 
 def main() -> None:
@@ -144,53 +136,54 @@ def main() -> None:
         child(*args.child)
         return
 
-    print(f"{'':<34}{'cold ms':>10}{'x':>9}{'warm ms':>10}{'x':>9}")
-    with tempfile.TemporaryDirectory() as folder:
-        with (
-            empty_store("postgres", Path(folder)) as url,
-            Ledger(env=eventsourcing_env(url)) as ledger,
-        ):
-            started = time.perf_counter()
-            fill_histories(ledger)
-            print(f"(histories written in {time.perf_counter() - started:.0f} s)")
-            results = []
-            for size in HISTORIES:
-                name = f"h{size}"
-                cold_ms = cold("transfer", url, name, args.cold)
-                transfer(ledger, name)
-                warm_ms = statistics.median(
-                    timed(lambda: transfer(ledger, name))  # noqa: B023
-                    for _ in range(args.warm)
-                )
-                results.append((f"transfer, {size:,} past events", cold_ms, warm_ms))
-            base = (results[0][1], results[0][2])
-            for label, cold_ms, warm_ms in results:
-                row(label, cold_ms, warm_ms, base)
+    print(f"{'':<36}{'cold ms':>10}{'x':>9}{'warm ms':>10}{'x':>9}")
+    with tempfile.TemporaryDirectory() as folder, ExitStack() as stack:
+        url = stack.enter_context(empty_store("postgres", Path(folder)))
+        ledger = stack.enter_context(Ledger(env=eventsourcing_env(url)))
+        started = time.perf_counter()
+        fill_histories(ledger)
+        print(f"(histories written in {time.perf_counter() - started:.0f} s)")
+        names = [f"h{size}" for size in HISTORIES]
+        for name in names:
+            transfer(ledger, name)
+        # Taking turns, so the machine's load falls on every point alike.
+        colds = alternate([partial(cold_once, "transfer", url, n) for n in names], args.cold)
+        warms = alternate([partial(timed, partial(transfer, ledger, n)) for n in names], args.warm)
+        labels = [f"transfer, {size:,} past events" for size in HISTORIES]
+        table(labels, colds, warms)
 
-        results = []
+        urls, runners, heads = [], [], []
         for events in (1_000, args.events):
-            with (
-                empty_store("postgres", Path(folder)) as url,
-                Ledger(env=eventsourcing_env(url)) as ledger,
-            ):
-                started = time.perf_counter()
-                fill_log(ledger, events)
-                head = ledger.recorder.max_notification_id() or 0
-                print(f"(log of {head:,} events written in {time.perf_counter() - started:.0f} s)")
-                cold_ms = cold("program", url, "-", args.cold)
-                runner, sandbox = program_runner(ledger)
-                try:
-                    run_program(runner)
-                    warm_ms = statistics.median(
-                        timed(lambda: run_program(runner))  # noqa: B023
-                        for _ in range(args.warm)
-                    )
-                finally:
-                    sandbox.close()
-                results.append((f"list_accounts+statement, {head:,} ev", cold_ms, warm_ms))
-        base = (results[0][1], results[0][2])
-        for label, cold_ms, warm_ms in results:
-            row(label, cold_ms, warm_ms, base)
+            url = stack.enter_context(empty_store("postgres", Path(folder)))
+            log = stack.enter_context(Ledger(env=eventsourcing_env(url)))
+            started = time.perf_counter()
+            fill_log(log, events)
+            heads.append(log.recorder.max_notification_id() or 0)
+            print(f"(log of {heads[-1]:,} events written in {time.perf_counter() - started:.0f} s)")
+            runner, sandbox = program_runner(log)
+            stack.callback(sandbox.close)
+            run_program(runner)
+            urls.append(url)
+            runners.append(runner)
+        colds = alternate([partial(cold_once, "program", u, "-") for u in urls], args.cold)
+        warms = alternate([partial(timed, partial(run_program, r)) for r in runners], args.warm)
+        table([f"list_accounts+statement, {h:,} ev" for h in heads], colds, warms)
+
+
+def alternate(measures: list[Callable[[], float]], rounds: int) -> list[float]:
+    found: list[list[float]] = [[] for _ in measures]
+    for _ in range(rounds):
+        for i, measure in enumerate(measures):
+            found[i].append(measure())
+    return [statistics.median(values) for values in found]
+
+
+def table(labels: list[str], colds: list[float], warms: list[float]) -> None:
+    for label, cold_ms, warm_ms in zip(labels, colds, warms, strict=True):
+        print(
+            f"{label:<36}{cold_ms:>10.2f}{cold_ms / colds[0]:>8.2f}x"
+            f"{warm_ms:>10.2f}{warm_ms / warms[0]:>8.2f}x"
+        )
 
 
 if __name__ == "__main__":
