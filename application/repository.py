@@ -11,8 +11,8 @@ store is stalled.
 
 from __future__ import annotations
 
-from threading import Lock
 from collections.abc import Iterable
+from threading import Lock
 from typing import Any, cast
 from uuid import UUID
 
