@@ -35,21 +35,32 @@ WORKLOADS: list[tuple[str, Operation]] = [
 
 def measure(
     bases: list[str], operation: Operation, clients: int, seconds: float
-) -> tuple[float, float, float]:
-    """Operations per second, p50 and p99 in ms; client i talks to process i mod N."""
+) -> tuple[float, float, float, int]:
+    """Operations per second, p50 and p99 in ms, and the 503s (the store's lock timeout
+    under contention: nothing written, retryable, not counted as done); client i talks
+    to process i mod N."""
     latencies: list[float] = []
+    unavailable = [0]
     lock = threading.Lock()
     stop = time.monotonic() + seconds
 
     def worker(base: str) -> None:
         mine = []
+        busy = 0
         with httpx.Client(base_url=base, timeout=30) as client:
             while time.monotonic() < stop:
                 start = time.perf_counter()
-                operation(client)
+                try:
+                    operation(client)
+                except RuntimeError as error:
+                    if ": 503 " not in str(error):
+                        raise
+                    busy += 1
+                    continue
                 mine.append(time.perf_counter() - start)
         with lock:
             latencies.extend(mine)
+            unavailable[0] += busy
 
     started = time.monotonic()
     threads = [
@@ -62,7 +73,7 @@ def measure(
     elapsed = time.monotonic() - started
     ordered = sorted(latencies)
     p99 = ordered[min(len(ordered) - 1, int(len(ordered) * 0.99))]
-    return len(ordered) / elapsed, statistics.median(ordered) * 1e3, p99 * 1e3
+    return len(ordered) / elapsed, statistics.median(ordered) * 1e3, p99 * 1e3, unavailable[0]
 
 
 def main() -> None:
@@ -73,7 +84,10 @@ def main() -> None:
     args = parser.parse_args()
     counts = [int(n) for n in args.processes.split(",")]
     print(f"{os.cpu_count()} cores for everything: the gateways, {args.clients} clients, Postgres")
-    print(f"{'processes':<11}{'workload':<18}{'ops/s':>9}{'p50 ms':>9}{'p99 ms':>9}{'x N=1':>8}")
+    print(
+        f"{'processes':<11}{'workload':<18}{'ops/s':>9}{'p50 ms':>9}{'p99 ms':>9}"
+        f"{'x N=1':>8}{'503s':>6}"
+    )
     first: dict[str, float] = {}
     for count in counts:
         with tempfile.TemporaryDirectory() as folder, ExitStack() as stack:
@@ -84,11 +98,11 @@ def main() -> None:
                 bases.append(stack.enter_context(serving([*argv, "--replica"], dict(os.environ))))
             for name, operation in WORKLOADS:
                 measure(bases, operation, args.clients, 1.0)  # warm every process alike
-                rate, p50, p99 = measure(bases, operation, args.clients, args.seconds)
+                rate, p50, p99, busy = measure(bases, operation, args.clients, args.seconds)
                 first.setdefault(name, rate)
                 print(
                     f"{count:<11}{name:<18}{rate:>9.0f}{p50:>9.1f}{p99:>9.1f}"
-                    f"{rate / first[name]:>8.2f}"
+                    f"{rate / first[name]:>8.2f}{busy:>6}"
                 )
 
 
