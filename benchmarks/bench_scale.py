@@ -72,6 +72,8 @@ def measure(
         thread.join()
     elapsed = time.monotonic() - started
     ordered = sorted(latencies)
+    if not ordered:
+        return 0.0, 0.0, 0.0, unavailable[0]
     p99 = ordered[min(len(ordered) - 1, int(len(ordered) * 0.99))]
     return len(ordered) / elapsed, statistics.median(ordered) * 1e3, p99 * 1e3, unavailable[0]
 
