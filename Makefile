@@ -7,7 +7,7 @@ STAMP := $(VENV)/.installed
 
 .PHONY: run shell test test-quick lint format typecheck clean \
 	bench-sandbox bench-store bench-http bench-agent bench-replay bench-mcp bench-bank \
-	bench-sandbox-waits bench-soak bench-logging eval-agent
+	bench-sandbox-waits bench-soak bench-logging bench-growth bench-scale eval-agent
 
 $(STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "Sluice needs Python 3.11 or newer")'
@@ -88,3 +88,12 @@ eval-agent: $(STAMP)
 
 clean:
 	rm -rf $(VENV) var/*.db .pytest_cache .mypy_cache .ruff_cache
+
+# A transfer and a listing program as the log grows (Postgres): 1 to 100,000 past events on
+# the account, 1,000 to 1,000,000 in the log, cold and warm. Smaller: ARGS="--events 100000".
+bench-growth: $(STAMP)
+	$(BIN)/python -m benchmarks.bench_growth $(ARGS)
+
+# N gateway processes (1, 2, 4) on one Postgres: direct transfers and propose+confirm.
+bench-scale: $(STAMP)
+	$(BIN)/python -m benchmarks.bench_scale $(ARGS)

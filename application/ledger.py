@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Iterator
-from typing import ClassVar
+from typing import Any, ClassVar
 from uuid import UUID
 
 from eventsourcing.application import AggregateNotFoundError, Application, LRUCache, Repository
 from eventsourcing.domain import AggregateEvent
+from eventsourcing.persistence import Recording
 from eventsourcing.utils import get_topic, strtobool
 
 from application.aggregate_cache import HotAggregates
@@ -24,6 +26,13 @@ PAGE = 500
 # replayed whole per request). Runs, Idempotency-Key answers and conversations are read
 # once or twice and are not kept (see application/aggregate_cache.py).
 HOT_KINDS: tuple[type, ...] = (Account, AccountRegistry, ApiKey, Principal)
+# An account (and the registry of accounts) is snapshotted each time its version passes a
+# multiple of this, so a process that has not cached it replays at most this many events,
+# however long its history (eventsourcing's snapshots, in their own table).
+SNAPSHOT_EVERY = 50
+SNAPSHOTTED: tuple[type, ...] = (Account.Event, AccountRegistry.Event)
+
+_log = logging.getLogger(__name__)
 
 
 class Ledger(Application[UUID]):
@@ -34,6 +43,7 @@ class Ledger(Application[UUID]):
     # so a long-lived account is not replayed from its first event on every request.
     # At most 10,000 of the HOT_KINDS: about 1 KB each in memory, so about 10 MB.
     env: ClassVar[dict[str, str]] = {"AGGREGATE_CACHE_MAXSIZE": "10000"}
+    is_snapshotting_enabled = True
 
     def construct_repository(self) -> Repository[UUID]:
         # eventsourcing's own, with loads that do not queue behind a stalled one for long.
@@ -51,6 +61,33 @@ class Ledger(Application[UUID]):
         if isinstance(repository.cache, LRUCache):
             repository.cache = HotAggregates(repository.cache.maxsize, HOT_KINDS)
         return repository
+
+    def save(self, *objs: Any, **kwargs: Any) -> list[Recording[UUID]]:
+        recordings = super().save(*objs, **kwargs)
+        self._snapshot_after(recordings)
+        return recordings
+
+    def _snapshot_after(self, recordings: list[Recording[UUID]]) -> None:
+        """Snapshot each account (or the registry) whose version passed a multiple of
+        SNAPSHOT_EVERY. The events are committed already: a snapshot that cannot be written
+        (the store went away, another process wrote the same one) is logged and skipped,
+        never the save's failure; the next multiple writes one."""
+        spans: dict[UUID, tuple[int, int]] = {}
+        for recording in recordings:
+            event = recording.domain_event
+            if not isinstance(event, SNAPSHOTTED):
+                continue
+            version = event.originator_version
+            low, high = spans.get(event.originator_id, (version, version))
+            spans[event.originator_id] = (min(low, version), max(high, version))
+        for aggregate_id, (low, high) in spans.items():
+            if high // SNAPSHOT_EVERY > (low - 1) // SNAPSHOT_EVERY:
+                try:
+                    self.take_snapshot(aggregate_id, version=high)
+                except Exception as error:  # a snapshot is only a shortcut
+                    _log.info(
+                        "snapshot of %s at version %d not taken: %s", aggregate_id, high, error
+                    )
 
     def load_account(self, name: str) -> Account:
         try:
@@ -71,6 +108,12 @@ class Ledger(Application[UUID]):
 
     def account_events(self, name: str) -> list[AggregateEvent]:
         return [e for e in self.events.get(account_id(name)) if isinstance(e, AggregateEvent)]
+
+    def latest_account_events(self, name: str, *, upto: int, limit: int) -> list[AggregateEvent]:
+        """The account's last `limit` events up to version `upto`, oldest first: read from
+        the events' (id, version) index, not the whole history."""
+        newest = self.events.get(account_id(name), lte=upto, desc=True, limit=limit)
+        return [e for e in newest if isinstance(e, AggregateEvent)][::-1]
 
     def account_names(self) -> list[str]:
         """Every account ever opened, in the order they were opened."""

@@ -74,14 +74,31 @@ class UnitOfWork:
         self._registry_to_write().register(account.account)
 
     def account_names(self) -> list[str]:
-        if self._registry is None and REGISTRY_ID not in self._loaded_versions:
-            # The version first, then the names: an account opened after this read moves the
-            # version, one opened before it is among the names.
+        """The accounts as the registry lists them (one cached aggregate, not a scan of the
+        log), with the ones opened here; the registry's version guards the commit."""
+        if self._registry is not None:
+            stored = list(self._registry.names)
+        else:
             registry = self.ledger.account_registry()
-            self._loaded_versions[REGISTRY_ID] = registry.version if registry else 0
-        stored = self.ledger.account_names()
+            if REGISTRY_ID not in self._loaded_versions:
+                self._loaded_versions[REGISTRY_ID] = registry.version if registry else 0
+            # Only a log with no registry yet has its accounts found by a scan.
+            stored = list(registry.names) if registry else self.ledger.account_names()
         names = stored + [name for name in self._opened_here if name not in stored]
         return names if self.visible is None else [n for n in names if n in self.visible]
+
+    def latest_history(self, name: str, limit: int) -> list[AggregateEvent]:
+        """The account's last `limit` events, oldest first, as `history` would end."""
+        account = self.account(name)
+        mine = [e for e in self._events if e.originator_id == account.id]
+        pending = [e for e in account.pending_events if isinstance(e, AggregateEvent)]
+        ours = mine + pending
+        missing = limit - len(ours)
+        stored: list[AggregateEvent] = []
+        if missing > 0 and name not in self._opened_here:
+            upto = self._loaded_versions[account.id]
+            stored = self.ledger.latest_account_events(name, upto=upto, limit=missing)
+        return (stored + ours)[-limit:]
 
     def history(self, name: str) -> list[AggregateEvent]:
         """Every event of the account: stored ones, then this unit of work's own."""

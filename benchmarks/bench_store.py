@@ -12,6 +12,10 @@ Application:
   thread, then from 8, over 10,000 accounts.
 - bulk read: 100,000 notifications read in pages with `select_notifications`.
 
+With `--history N` each account starts with N more deposits: the Application caches no
+aggregate, so each load replays the whole history and loads dominate (e.g. `--accounts
+2000 --history 200`).
+
 The modules take turns: each workload runs in slices that alternate between
 them, so that a checkpoint or an autovacuum cannot favour one. The table gives
 throughput, p50 and p99 latency (of a transfer, or of a page) for each module,
@@ -66,6 +70,7 @@ class Options:
     page_size: int
     read_rounds: int
     profile: str | None
+    history: int = 0
 
 
 @dataclass
@@ -159,6 +164,13 @@ def parse_options(argv: Sequence[str] | None) -> Options:
         help="bulk reads per module (env SLUICE_BENCH_READ_ROUNDS)",
     )
     parser.add_argument(
+        "--history",
+        type=int,
+        default=int(env("SLUICE_BENCH_HISTORY", "0")),
+        help="deposits seeded on each account before the transfers, so that loads (no "
+        "aggregate cache: every load replays the history) dominate (env SLUICE_BENCH_HISTORY)",
+    )
+    parser.add_argument(
         "--profile",
         choices=MODULES,
         help="profile this module's 1-client transfers and print the top entries",
@@ -175,6 +187,7 @@ def parse_options(argv: Sequence[str] | None) -> Options:
         page_size=args.page_size,
         read_rounds=max(1, args.read_rounds),
         profile=args.profile,
+        history=max(0, args.history),
     )
 
 
@@ -222,13 +235,16 @@ def open_bank(options: Options, module: str, schema: str) -> Bank:
     return Bank(env=env)
 
 
-def seed_accounts(bank: Bank, count: int, prefix: str) -> list[UUID]:
+def seed_accounts(bank: Bank, count: int, prefix: str, history: int = 0) -> list[UUID]:
     ids: list[UUID] = []
-    for start in range(0, count, SEED_BATCH):
+    per_batch = max(1, SEED_BATCH * 2 // (history + 2))
+    for start in range(0, count, per_batch):
         batch = []
-        for n in range(start, min(count, start + SEED_BATCH)):
+        for n in range(start, min(count, start + per_batch)):
             account = Account(account=f"{prefix}{n:06d}", owner=f"Owner {n}")
             account.deposit(OPENING_BALANCE, "opening")
+            for _ in range(history):
+                account.deposit(AMOUNT, "history")
             batch.append(account)
             ids.append(account_id(account.account))
         bank.save(*batch)
@@ -428,8 +444,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             schema = stack.enter_context(fresh_schema(options.url, module))
             bank = open_bank(options, module, schema)
             stack.callback(bank.close)
-            log(f"[{module}] seeding {options.accounts:,} accounts")
-            subjects[module] = Subject(module, bank, seed_accounts(bank, options.accounts, "a"))
+            log(f"[{module}] seeding {options.accounts:,} accounts of {options.history + 2} events")
+            ids = seed_accounts(bank, options.accounts, "a", options.history)
+            subjects[module] = Subject(module, bank, ids)
         results = run(subjects, options)
     print_table(results)
     return 0

@@ -1,6 +1,6 @@
 """The server side of `make bench-http`: the Sluice app plus a bare FastAPI endpoint.
 
-python -m benchmarks.http_server --database-url URL --port PORT [--rate-limits memory]
+python -m benchmarks.http_server --database-url URL --port PORT [--rate-limits memory] [--replica]
 """
 
 from __future__ import annotations
@@ -29,6 +29,11 @@ def main() -> None:
         default="store",
         help="count the per-minute caps in the store (as served), or in this process only",
     )
+    parser.add_argument(
+        "--replica",
+        action="store_true",
+        help="another process on a store the first one seeded: no seed, no projector",
+    )
     args = parser.parse_args()
     # The benchmark measures the gateway, not its rate limits: its clients are one
     # principal's, many at once.
@@ -41,13 +46,17 @@ def main() -> None:
         sluice.gateway.rate = RateLimiter(
             sluice.caps.programs_per_minute, MemoryRateCounter(PROGRAMS)
         )
-    seed(sluice.gateway)
-    teller = sluice.gateway.authenticate("sk-demo-teller")
-    for account in ACCOUNTS:
-        sluice.gateway.call(
-            teller, "open_account", {"account": account, "owner": "Bench", "initial_deposit": 9000}
-        )
-    app = create_app(sluice, projector=True)  # as `sluice serve` runs it
+    if not args.replica:
+        seed(sluice.gateway)
+        teller = sluice.gateway.authenticate("sk-demo-teller")
+        for account in ACCOUNTS:
+            sluice.gateway.call(
+                teller,
+                "open_account",
+                {"account": account, "owner": "Bench", "initial_deposit": 9000},
+            )
+    # As `sluice serve` runs it; replicas as `sluice serve --no-projector`.
+    app = create_app(sluice, projector=not args.replica)
 
     @app.get("/bare", include_in_schema=False)
     def bare() -> dict[str, str]:

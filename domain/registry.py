@@ -28,6 +28,8 @@ class AccountRegistry(Aggregate):
     @event(Started)
     def __init__(self) -> None:
         self.accounts = 0
+        # Every account registered, in the order they were opened: what a listing reads.
+        self.names: list[str] = []
 
     def register(self, account: str) -> None:
         self._registered(account)
@@ -35,3 +37,4 @@ class AccountRegistry(Aggregate):
     @event(Registered)
     def _registered(self, account: str) -> None:
         self.accounts += 1
+        self.names.append(account)

@@ -40,3 +40,25 @@ def entries(history: Sequence[Any]) -> list[StatementEntry]:
             )
         )
     return result
+
+
+def latest_entries(history: Sequence[Any], balance: Decimal) -> list[StatementEntry]:
+    """Newest first: the entries of the last events of an account whose balance after them
+    is `balance`, each balance found by walking back from it (no need for older events)."""
+    result = []
+    for event in reversed(history):
+        kind, sign = _KINDS[type(event)]
+        change: Decimal = sign * getattr(event, "amount", ZERO)
+        result.append(
+            StatementEntry(
+                version=event.originator_version,
+                kind=kind,  # type: ignore[arg-type]
+                amount=change,
+                balance=balance,
+                counterparty=getattr(event, "counterparty", None),
+                memo=getattr(event, "memo", ""),
+                timestamp=event.timestamp.isoformat(),
+            )
+        )
+        balance -= change
+    return result

@@ -1,6 +1,8 @@
 """The sandbox: pydantic-monty's pool of worker subprocesses, with only the use cases bound.
 
-A program is type-checked against the catalog's stubs, then started; each use-case call
+A program is type-checked against the catalog's stubs (in a warm session of the type
+checker's own pool: `gateway.core.program.type_checker`), then started in a fresh session
+that checks nothing; each use-case call
 suspends it and comes to the host as a snapshot carrying its place in the text. The
 host answers it, or stops the program there for good: a refused call is the end of the
 program, so no `try` in the program can step over it.
@@ -39,6 +41,7 @@ from gateway.core.program.errors import ProgramError, Stage, position_of
 from gateway.core.program.limits import ProgramLimits
 from gateway.core.program.pool_settings import DEFAULT_WAIT_SECONDS, DEFAULT_WORKERS, PoolSettings
 from gateway.core.program.sandbox_stats import SandboxStats
+from gateway.core.program.type_checker import STOP, CheckedTypeError, CheckerError, TypeChecker
 
 # dispatch(name, keyword arguments, line, column) -> value returned to the program.
 Dispatch = Callable[[str, dict[str, Any], int, int], Any]
@@ -105,6 +108,13 @@ class Sandbox:
             # A turn ends at each use-case call, so the host's answers are never part of it.
             request_timeout=limits.wall_seconds + 5.0,
         )
+        # Programs are type-checked in warm sessions of a pool of their own, then run in a
+        # fresh session of this one (`gateway.core.program.type_checker`).
+        self._checker = TypeChecker(
+            sessions=self.settings.workers,
+            wait_seconds=self.settings.wait_seconds,
+            request_timeout=limits.wall_seconds + 5.0,
+        )
         self._started = False
         self._lock = threading.Lock()
         self.stats = SandboxStats()
@@ -118,6 +128,7 @@ class Sandbox:
 
     def close(self) -> None:
         with self._lock:
+            self._checker.close()
             if self._started:
                 self._pool.__exit__(None, None, None)
                 self._started = False
@@ -152,8 +163,12 @@ class Sandbox:
         output = CollectString(max_bytes=self.limits.max_output_bytes)
         placeholders = {name: _never_called for name in functions}
         try:
+            # A program naming the checker's STOP is checked in its own fresh session.
+            checked_apart = STOP not in source
+            if checked_apart:
+                self._type_check(source, stubs)
             with ExitStack() as stack:
-                session = self._checkout(stack, stubs)
+                session = self._checkout(stack, stubs, type_check=not checked_apart)
                 started()
                 snapshot = session.feed_start(
                     source, external_lookup=placeholders, print_callback=output
@@ -162,7 +177,7 @@ class Sandbox:
                     snapshot = self._answer(source, snapshot, dispatch)
                 return SandboxRun(result=snapshot.output, output=output.output)
         except MontyTypingError as error:
-            raise _typing_error(error) from None
+            raise _typing_error(error.display()) from None
         except MontySyntaxError as error:
             raise _located(
                 source, "syntax", f"syntax error: {error.display('msg')}", error
@@ -176,12 +191,22 @@ class Sandbox:
         except MontyError as error:
             raise ProgramError("sandbox", f"sandbox error: {error}") from None
 
-    def _checkout(self, stack: ExitStack, stubs: str) -> MontySession:
+    def _type_check(self, source: str, stubs: str) -> None:
+        try:
+            self._checker.check(source, stubs)
+        except CheckedTypeError as error:
+            raise _typing_error(error.display()) from None
+        except CheckerError as error:
+            raise ProgramError("sandbox", f"sandbox error: {error}") from None
+        except TimeoutError:
+            raise SandboxBusyError(self.settings.wait_seconds) from None
+
+    def _checkout(self, stack: ExitStack, stubs: str, *, type_check: bool) -> MontySession:
         """A worker of the pool, waited for at most `wait_seconds`; the stack returns it."""
         try:
             session = self._pool.checkout(
-                type_check=True,
-                type_check_stubs=stubs,
+                type_check=type_check,
+                type_check_stubs=stubs if type_check else None,
                 type_check_format="concise",
                 limits={
                     # The sandbox's own clock: it runs only while the program executes.
@@ -256,10 +281,10 @@ def _located(
     return ProgramError(stage, message, frame.line, frame.column)
 
 
-def _typing_error(error: MontyTypingError) -> ProgramError:
-    diagnostics = _DIAGNOSTIC.findall(error.display())
+def _typing_error(display: str) -> ProgramError:
+    diagnostics = _DIAGNOSTIC.findall(display)
     if not diagnostics:
-        return ProgramError("type", f"type error: {error.display().strip()}")
+        return ProgramError("type", f"type error: {display.strip()}")
     line, column, _code, message = diagnostics[0]
     more = f" (and {len(diagnostics) - 1} more)" if len(diagnostics) > 1 else ""
     return ProgramError("type", f"type error: {message.strip()}{more}", int(line), int(column))
