@@ -135,7 +135,13 @@ class Proposal(Result):
     expires_at: str
     created_at: str
     confirmed_by: str | None
+    confirmed_at: str | None = Field(
+        default=None, description="When it was confirmed (its Confirmed event's time)."
+    )
     decided_by: str | None
+    decided_at: str | None = Field(
+        default=None, description="When it ended: committed, failed, rejected or expired."
+    )
     error: str | None
     outcome: Outcome
 
