@@ -326,10 +326,11 @@ class Gateway:
         response = outcome_of(run)
         kept = [record(response)] if record else []
         committed = uow.commit(run, *kept)
+        at = {"position": uow.last_position}
         if record:
-            return response
+            return response.model_copy(update=at)
         # The run's previewed events are the work's, in their order: now with their positions.
-        return outcome_of(run, [c.position for c in committed])
+        return outcome_of(run, [c.position for c in committed]).model_copy(update=at)
 
     def _record_failure(self, principal: PrincipalView, source: str, error: str) -> str:
         run = self.proposals.failed_run(principal, source, error)

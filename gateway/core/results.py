@@ -74,6 +74,13 @@ class Preview(Result):
     error: str | None = None
 
 
+POSITION = (
+    "On the answer to a write: a log position at or after its last event (the position "
+    "itself, or the log's end when a stored answer is replayed). A read given it as "
+    "`min_position` sees this write. Null on other answers."
+)
+
+
 class Outcome(Result):
     """The gateway's authoritative fields."""
 
@@ -98,6 +105,7 @@ class Outcome(Result):
     events: list[EventRecord]
     result: Any = None
     error: str | None
+    position: int | None = Field(default=None, description=POSITION)
 
 
 RunStatus = Literal["pending", "committed", "failed", "rejected", "expired"]
@@ -144,6 +152,7 @@ class Proposal(Result):
     )
     error: str | None
     outcome: Outcome
+    position: int | None = Field(default=None, description=POSITION)
 
 
 class HistoryEntry(Result):
