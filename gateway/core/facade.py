@@ -25,6 +25,7 @@ from application.validation import describe
 from domain.errors import DomainError
 from gateway.core.catalog import Catalog, UnknownUseCaseError
 from gateway.core.errors import STAGE_KINDS, GatewayError
+from gateway.core.notices import PendingNotifier, tell
 from gateway.core.plans import plan_schema
 from gateway.core.policy.access import PrincipalGuard
 from gateway.core.policy.at_once import ProgramsAtOnce
@@ -74,6 +75,8 @@ class Gateway:
         self.proposals = Proposals(ledger, catalog, runner, caps, clock, running=self._rerun)
         # Direct reads are answered from the read models when they are wired in.
         self.queries: ReadModelQueries | None = None
+        # Told of each proposal that waits for a person (SLUICE_NOTIFY_URL), when wired in.
+        self.notifier: PendingNotifier | None = None
 
     # Who is asking.
 
@@ -164,7 +167,9 @@ class Gateway:
         if request is not None:
             check_words("request", request)
         with self._running(principal, "propose", ""), _sandbox_busy_is_unavailable():
-            return self.proposals.propose(principal, language, source, request=request)
+            proposal = self.proposals.propose(principal, language, source, request=request)
+        tell(self.notifier, proposal)
+        return proposal
 
     def proposal(self, principal: PrincipalView, run_id: str) -> Proposal:
         return self.proposals.get(principal, run_id)
