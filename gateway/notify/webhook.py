@@ -85,12 +85,13 @@ class WebhookNotifier:
             )
 
     def close(self, wait: float = 5.0) -> None:
-        """Stop: notices queued so far get one more try each, without waiting between tries
-        (at most about `wait` seconds in all)."""
-        self._stopping.set()
+        """Stop after the notices queued so far are tried, waiting at most about `wait`
+        seconds; past that, the tries left are given up (and logged)."""
         with contextlib.suppress(queue.Full):
             self._queue.put(None, timeout=wait)
         self._thread.join(wait)
+        self._stopping.set()
+        self._thread.join(self.timeout + 1)
 
     # Inside.
 
