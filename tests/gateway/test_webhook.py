@@ -76,8 +76,8 @@ def receiver() -> Iterator[Receiver]:
 
 
 def _notifier(url: str, **options: Any) -> WebhookNotifier:
-    options = {"backoff": (0.01,), "timeout": 2.0} | options
-    return WebhookNotifier(NotifySettings(url=url, secret=SECRET), **options)
+    chosen: dict[str, Any] = {"backoff": (0.01,), "timeout": 2.0} | options
+    return WebhookNotifier(NotifySettings(url=url, secret=SECRET), **chosen)
 
 
 def _delivered(notifier: WebhookNotifier) -> None:
