@@ -333,7 +333,7 @@ class Gateway:
         committed = uow.commit(run, *kept)
         at = {"position": uow.last_position}
         if record:
-            return response.model_copy(update=at)
+            return response  # as kept, so that a replay of it is identical
         # The run's previewed events are the work's, in their order: now with their positions.
         return outcome_of(run, [c.position for c in committed]).model_copy(update=at)
 

@@ -131,7 +131,7 @@ class Proposals:
         except IntegrityError:
             return self._after_conflict(principal, run_id, preview_hash)
         if record:
-            return _placed(response, recordings)
+            return response  # as kept, so that a replay of it is identical
         shown = len(run.preview["events"])
         positions = [r.notification.id for r in recordings[:shown]]
         return _placed(outcome_of(run, positions), recordings)

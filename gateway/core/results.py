@@ -75,9 +75,9 @@ class Preview(Result):
 
 
 POSITION = (
-    "On the answer to a write: a log position at or after its last event (the position "
-    "itself, or the log's end when a stored answer is replayed). A read given it as "
-    "`min_position` sees this write. Null on other answers."
+    "On the answer to a write: the log position of its last event; a read given it as "
+    "`min_position` sees this write. Null on reads, and on an answer kept for an "
+    "Idempotency-Key (kept before its transaction had positions, and replayed as kept)."
 )
 
 

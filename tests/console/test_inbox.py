@@ -49,7 +49,9 @@ def test_the_inbox_counts_and_lists_what_waits_and_deciding_one_takes_it_out(
     expect(rows.nth(0)).to_contain_text("Pay alice for the taxi")
     expect(rows.nth(1)).to_contain_text("Pay alice back for the tickets")
     expect(rows.nth(0)).to_contain_text("carla")
-    page.screenshot(path=artefacts / "inbox.png", clip={"x": 0, "y": 0, "width": 1280, "height": 380})
+    page.screenshot(
+        path=artefacts / "inbox.png", clip={"x": 0, "y": 0, "width": 1280, "height": 380}
+    )
 
     rows.nth(1).get_by_role("link", name="Review").click()
     expect(page).to_have_url(f"{served}/#/proposals/{first}")

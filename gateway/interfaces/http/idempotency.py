@@ -94,9 +94,4 @@ def _answered(
             f"Idempotency-Key {key!r} was first used with another request; use a new key",
         )
     media = PROBLEM_JSON if first.status >= 400 else "application/json"
-    body = first.body
-    if first.status == 200 and "position" in body and body["position"] is None:
-        # The answer was kept before its transaction had positions: the log's end now is at
-        # or after the write, so a read waiting for it sees the write.
-        body = body | {"position": gateway.ledger.recorder.max_notification_id()}
-    return JSONResponse(body, status_code=first.status, media_type=media)
+    return JSONResponse(first.body, status_code=first.status, media_type=media)
