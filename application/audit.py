@@ -164,6 +164,7 @@ def run_story(ledger: Ledger, run_id: UUID) -> dict[str, Any]:
         "preview_hash": run.preview_hash,
         "confirmed_by": run.confirmed_by,
         "confirmed_at": _iso(run.confirmed_at),
+        "decided_at": _iso(run.decided_at),
         "error": run.error,
         "history": history,
         "committed_events": run.committed_events,

@@ -48,6 +48,7 @@ class UnitOfWork:
         self._registry: AccountRegistry | None = None
         self._names: dict[UUID, str] = {}
         self.committed = False
+        self.last_position: int | None = None
 
     # Reads and changes, for use cases.
 
@@ -168,6 +169,8 @@ class UnitOfWork:
         except IntegrityError as conflict:
             raise ConflictError(self._describe_conflict(conflict)) from None
         self.committed = True
+        # The log position of the transaction's last event: what a reader waits for.
+        self.last_position = max(r.notification.id for r in recordings)
         positions = {
             (r.domain_event.originator_id, r.domain_event.originator_version): r.notification.id
             for r in recordings

@@ -243,10 +243,22 @@ def _settle(
     return ERROR, reply, detail or f"status {status}"
 
 
+def _every_account(http: httpx.Client) -> list[dict[str, Any]]:
+    """Every account, page after page."""
+    found: list[dict[str, Any]] = []
+    params: dict[str, str] = {"consistent": "true", "limit": "200"}
+    while True:
+        page = http.get("/v1/accounts", params=params, headers=_as(ADMIN))
+        _ok(page)
+        body = page.json()
+        found += body["items"]
+        if body["next_cursor"] is None:
+            return found
+        params = {"cursor": body["next_cursor"], "limit": "200"}
+
+
 def _ledger(http: httpx.Client) -> Ledger:
-    accounts = http.get("/v1/accounts", params={"consistent": "true"}, headers=_as(ADMIN))
-    _ok(accounts)
-    balances = {a["account"]: Decimal(a["balance"]) for a in accounts.json()}
+    balances = {a["account"]: Decimal(a["balance"]) for a in _every_account(http)}
     events = _events(http, 0)
     return Ledger(balances, events[-1]["position"] if events else 0)
 

@@ -101,6 +101,8 @@ class Run(Aggregate):
         self.error: str | None = None
         self.confirmed_by: str | None = None
         self.confirmed_at: datetime | None = None
+        # When it ended: committed, failed, rejected or expired.
+        self.decided_at: datetime | None = None
         self.decided_by: str | None = None
         self.committed_events: list[dict[str, Any]] = []
         self._set_preview(
@@ -157,16 +159,20 @@ class Run(Aggregate):
         self.check_pending()
         self._confirmed(by)
 
+    # Each handler below takes the event's own `timestamp` (eventsourcing passes the event's
+    # attributes a handler names): `modified_on` still holds the previous event's time while
+    # a handler runs, and is moved on only after it.
     @event(Confirmed)
-    def _confirmed(self, by: str) -> None:
+    def _confirmed(self, by: str, timestamp: datetime | None = None) -> None:
         self.confirmed_by = by
-        self.confirmed_at = self.modified_on
+        self.confirmed_at = timestamp
 
     def commit(self, events: list[dict[str, Any]]) -> None:
         self._committed(events)
 
     @event(Committed)
-    def _committed(self, events: list[dict[str, Any]]) -> None:
+    def _committed(self, events: list[dict[str, Any]], timestamp: datetime | None = None) -> None:
+        self.decided_at = timestamp
         self.status = COMMITTED
         self.committed_events = events
 
@@ -175,7 +181,8 @@ class Run(Aggregate):
         self._failed(error)
 
     @event(Failed)
-    def _failed(self, error: str) -> None:
+    def _failed(self, error: str, timestamp: datetime | None = None) -> None:
+        self.decided_at = timestamp
         self.status = FAILED
         self.error = error
 
@@ -184,7 +191,8 @@ class Run(Aggregate):
         self._rejected(by)
 
     @event(Rejected)
-    def _rejected(self, by: str) -> None:
+    def _rejected(self, by: str, timestamp: datetime | None = None) -> None:
+        self.decided_at = timestamp
         self.status = REJECTED
         self.decided_by = by
 
@@ -193,5 +201,6 @@ class Run(Aggregate):
         self._expired()
 
     @event(Expired)
-    def _expired(self) -> None:
+    def _expired(self, timestamp: datetime | None = None) -> None:
+        self.decided_at = timestamp
         self.status = EXPIRED

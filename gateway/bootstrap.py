@@ -28,6 +28,9 @@ from gateway.core.program.pool_settings import PoolConfigError, PoolSettings
 from gateway.core.program.runner import ProgramRunner
 from gateway.core.program.sandbox import Sandbox
 from gateway.core.proposals import Clock, utc_now
+from gateway.core.read_wait import ReadWaitConfigError, read_wait_seconds
+from gateway.notify.settings import NotifyConfigError, NotifySettings
+from gateway.notify.webhook import WebhookNotifier
 
 # What a malformed setting raises while the store and gateway are wired: exit 2 naming it.
 CONFIG_ERRORS: tuple[type[Exception], ...] = (
@@ -35,6 +38,8 @@ CONFIG_ERRORS: tuple[type[Exception], ...] = (
     CapsConfigError,
     PoolConfigError,
     TrustedClientsConfigError,
+    ReadWaitConfigError,
+    NotifyConfigError,
 )
 
 
@@ -69,6 +74,10 @@ class Sluice:
         self.ledger = Ledger(env=eventsourcing_env(self.database_url))
         # True when another process (`sluice project`) keeps the read models current.
         self.projected_elsewhere = False
+        # How long a read waits for its min_position (SLUICE_READ_WAIT_SECONDS).
+        self.read_wait_seconds = read_wait_seconds()
+        # The webhook told of proposals waiting for a person (SLUICE_NOTIFY_URL), if any.
+        self.notify = NotifySettings.from_env()
 
     @cached_property
     def sandbox(self) -> Sandbox:
@@ -100,7 +109,14 @@ class Sluice:
         gateway.queries = ReadModelQueries(
             self.read_models, is_fresh=lambda: self.projected_elsewhere or self.projector.running
         )
+        if self.notify is not None:
+            gateway.notifier = self.notifier
         return gateway
+
+    @cached_property
+    def notifier(self) -> WebhookNotifier:
+        assert self.notify is not None, "SLUICE_NOTIFY_URL is not set"
+        return WebhookNotifier(self.notify, console_url=os.environ.get("SLUICE_CONSOLE_URL"))
 
     @cached_property
     def request_counter(self) -> RateCounter:
@@ -110,6 +126,8 @@ class Sluice:
     def close(self) -> None:
         if "projector" in self.__dict__:
             self.projector.stop()
+        if "notifier" in self.__dict__:
+            self.notifier.close()
         if "request_counter" in self.__dict__:
             self.request_counter.close()
         if "gateway" in self.__dict__:

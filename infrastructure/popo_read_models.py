@@ -97,9 +97,16 @@ class POPOReadModelStore(POPOTrackingRecorder, ReadModelStore):
             rows = [r for r in self._balances.values() if accounts is None or r.account in accounts]
         return sorted(rows, key=lambda r: r.account)
 
-    def statement(self, aggregate_id: str, limit: int) -> list[StatementRow]:
+    def statement(
+        self, aggregate_id: str, limit: int, before_version: int | None = None
+    ) -> list[StatementRow]:
+        older = before_version if before_version is not None else float("inf")
         with self._database_lock:
-            rows = [r for r in self._statement.values() if r.aggregate_id == aggregate_id]
+            rows = [
+                r
+                for r in self._statement.values()
+                if r.aggregate_id == aggregate_id and r.version < older
+            ]
         return sorted(rows, key=lambda r: -r.version)[:limit]
 
     def statement_entries(self) -> list[StatementRow]:
@@ -120,6 +127,19 @@ class POPOReadModelStore(POPOTrackingRecorder, ReadModelStore):
         with self._database_lock:
             rows = [r for r in self._runs.values() if run_ids is None or r.run_id in run_ids]
         return sorted(rows, key=lambda r: r.position)
+
+    def runs_page(
+        self, status: str | None, principal: str | None, before: int | None, limit: int
+    ) -> list[RunRow]:
+        with self._database_lock:
+            rows = [
+                r
+                for r in self._runs.values()
+                if (status is None or r.status == status)
+                and (principal is None or r.principal == principal)
+                and (before is None or r.position < before)
+            ]
+        return sorted(rows, key=lambda r: -r.position)[:limit]
 
     def reset(self, projection: str, tracking_name: str) -> None:
         with self._database_lock:

@@ -56,6 +56,8 @@ class SQLiteReadModelStore(SQLiteTrackingRecorder, ReadModelStore):
             "kind TEXT, language TEXT, status TEXT, calls INTEGER, previewed INTEGER, "
             "committed INTEGER, confirmed_by TEXT, error TEXT, created_at TEXT, "
             "decided_at TEXT, position INTEGER)",
+            # The inbox: pending runs, newest first.
+            f"CREATE INDEX IF NOT EXISTS {p}runs_by_status ON {p}runs (status, position)",
             f"CREATE TABLE IF NOT EXISTS {p}dead_letters (projection TEXT, position INTEGER, "
             "error TEXT, recorded_at TEXT, PRIMARY KEY (projection, position))",
         ]
@@ -153,11 +155,14 @@ class SQLiteReadModelStore(SQLiteTrackingRecorder, ReadModelStore):
             for r in rows
         ]
 
-    def statement(self, aggregate_id: str, limit: int) -> list[StatementRow]:
+    def statement(
+        self, aggregate_id: str, limit: int, before_version: int | None = None
+    ) -> list[StatementRow]:
+        older = "" if before_version is None else "AND version < ? "
         rows = self._select(
-            f"SELECT * FROM {self.prefix}statement WHERE aggregate_id = ? "
+            f"SELECT * FROM {self.prefix}statement WHERE aggregate_id = ? {older}"
             "ORDER BY version DESC LIMIT ?",
-            [aggregate_id, limit],
+            [aggregate_id, *([] if before_version is None else [before_version]), limit],
         )
         return [_statement_row(r) for r in rows]
 
@@ -184,6 +189,21 @@ class SQLiteReadModelStore(SQLiteTrackingRecorder, ReadModelStore):
             sql += f" WHERE run_id IN ({', '.join('?' * len(run_ids))})"
             params = list(run_ids)
         rows = self._select(sql + " ORDER BY position", params)
+        return [RunRow(**{key: r[key] for key in ("run_id", *RUN_COLUMNS)}) for r in rows]
+
+    def runs_page(
+        self, status: str | None, principal: str | None, before: int | None, limit: int
+    ) -> list[RunRow]:
+        wanted = {"status": status, "principal": principal}
+        where = [f"{column} = ?" for column, value in wanted.items() if value is not None]
+        params: list[Any] = [value for value in wanted.values() if value is not None]
+        if before is not None:
+            where.append("position < ?")
+            params.append(before)
+        sql = f"SELECT * FROM {self.prefix}runs"
+        if where:
+            sql += " WHERE " + " AND ".join(where)
+        rows = self._select(sql + " ORDER BY position DESC LIMIT ?", [*params, limit])
         return [RunRow(**{key: r[key] for key in ("run_id", *RUN_COLUMNS)}) for r in rows]
 
     def reset(self, projection: str, tracking_name: str) -> None:

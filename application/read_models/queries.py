@@ -53,7 +53,7 @@ class ReadModelQueries:
     def _statement(self, query: Statement, visible: Visible) -> list[StatementEntry]:
         self._row(query.account)
         rows = self.read_models.store.statement(account_id(query.account).hex, query.limit)
-        return [_entry(row) for row in rows]
+        return [statement_entry(row) for row in rows]
 
     def _row(self, account: str) -> BalanceRow:
         rows = self.read_models.store.balances([account])
@@ -69,7 +69,7 @@ def _account_view(row: BalanceRow) -> AccountView:
     )
 
 
-def _entry(row: StatementRow) -> StatementEntry:
+def statement_entry(row: StatementRow) -> StatementEntry:
     return StatementEntry(
         version=row.version,
         kind=row.kind,  # type: ignore[arg-type]

@@ -86,8 +86,10 @@ class ReadModelStore(TrackingRecorder, ABC):
         """Rows in account order; all of them, or those named."""
 
     @abstractmethod
-    def statement(self, aggregate_id: str, limit: int) -> list[StatementRow]:
-        """Newest first."""
+    def statement(
+        self, aggregate_id: str, limit: int, before_version: int | None = None
+    ) -> list[StatementRow]:
+        """Newest first; only entries older than `before_version` when it is given."""
 
     @abstractmethod
     def statement_entries(self) -> list[StatementRow]:
@@ -99,6 +101,13 @@ class ReadModelStore(TrackingRecorder, ABC):
 
     @abstractmethod
     def runs(self, run_ids: Collection[str] | None = None) -> list[RunRow]: ...
+
+    @abstractmethod
+    def runs_page(
+        self, status: str | None, principal: str | None, before: int | None, limit: int
+    ) -> list[RunRow]:
+        """Newest first (by the position of their proposal), at most `limit`: those with this
+        status and of this principal (None: any), proposed before position `before`."""
 
     @abstractmethod
     def reset(self, projection: str, tracking_name: str) -> None:

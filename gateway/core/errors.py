@@ -17,6 +17,7 @@ ErrorKind = Literal[
     "forbidden",
     "not-found",
     "bad-request",
+    "invalid-request",
     "invalid-program",
     "cap-exceeded",
     "refused",

@@ -26,6 +26,7 @@ from application.validation import describe
 from domain.errors import DomainError
 from gateway.core.catalog import Catalog, UnknownUseCaseError
 from gateway.core.errors import STAGE_KINDS, GatewayError
+from gateway.core.notices import PendingNotifier, tell
 from gateway.core.plans import plan_schema
 from gateway.core.policy.access import PrincipalGuard
 from gateway.core.policy.at_once import ProgramsAtOnce
@@ -76,6 +77,8 @@ class Gateway:
         self.proposals = Proposals(ledger, catalog, runner, caps, clock, running=self._rerun)
         # Direct reads are answered from the read models when they are wired in.
         self.queries: ReadModelQueries | None = None
+        # Told of each proposal that waits for a person (SLUICE_NOTIFY_URL), when wired in.
+        self.notifier: PendingNotifier | None = None
 
     # Who is asking.
 
@@ -171,7 +174,9 @@ class Gateway:
         if request is not None:
             check_words("request", request)
         with self._running(principal, "propose", ""), _sandbox_busy_is_unavailable():
-            return self.proposals.propose(principal, language, source, request=request)
+            proposal = self.proposals.propose(principal, language, source, request=request)
+        tell(self.notifier, proposal)
+        return proposal
 
     def proposal(self, principal: PrincipalView, run_id: str) -> Proposal:
         return self.proposals.get(principal, run_id)
@@ -339,10 +344,11 @@ class Gateway:
         response = outcome_of(run)
         kept = [record(response)] if record else []
         committed = uow.commit(run, *kept)
+        at = {"position": uow.last_position}
         if record:
-            return response
+            return response  # as kept, so that a replay of it is identical
         # The run's previewed events are the work's, in their order: now with their positions.
-        return outcome_of(run, [c.position for c in committed])
+        return outcome_of(run, [c.position for c in committed]).model_copy(update=at)
 
     def _record_failure(self, principal: PrincipalView, source: str, error: str) -> str:
         run = self.proposals.failed_run(principal, source, error)

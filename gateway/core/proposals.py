@@ -10,15 +10,15 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager, nullcontext
 from datetime import UTC, datetime, timedelta
-from typing import Any
+from typing import Any, TypeVar
 from uuid import UUID
 
 from eventsourcing.application import AggregateNotFoundError
 from eventsourcing.domain import Aggregate
-from eventsourcing.persistence import IntegrityError
+from eventsourcing.persistence import IntegrityError, Recording
 
 from application import event_codec
 from application.inert_text import clip
@@ -39,6 +39,7 @@ from gateway.core.runs import outcome_of, proposal_of
 from gateway.core.staleness import moved_since_preview
 
 LANGUAGES = ("python", "plan")
+A = TypeVar("A", Outcome, Proposal)
 # Given a response, an aggregate to append with the effect that produced it.
 Recorder = Callable[[Outcome], Aggregate]
 # How many times a request that lost a race on a run reads it again before giving up.
@@ -94,8 +95,7 @@ class Proposals:
         if not preview.writes and self.caps.complete_reads_at_once:
             run.confirm(principal.name)
             run.commit([])
-        self.ledger.save(run)
-        return proposal_of(run)
+        return _placed(proposal_of(run), self.ledger.save(run))
 
     def get(self, principal: PrincipalView, run_id: str) -> Proposal:
         run = self._load(principal, run_id, reading=True)
@@ -159,10 +159,10 @@ class Proposals:
         except IntegrityError:
             return self._after_conflict(principal, run_id, preview_hash)
         if record:
-            return response
+            return response  # as kept, so that a replay of it is identical
         shown = len(run.preview["events"])
         positions = [r.notification.id for r in recordings[:shown]]
-        return outcome_of(run, positions)
+        return _placed(outcome_of(run, positions), recordings)
 
     def reject(self, principal: PrincipalView, run_id: str) -> Proposal:
         for _ in range(RACES):
@@ -170,10 +170,10 @@ class Proposals:
             self._check_open(run)
             run.reject(principal.name)
             try:
-                self.ledger.save(run)
+                recordings = self.ledger.save(run)
             except IntegrityError:
                 continue  # another request changed the run first: read it again
-            return proposal_of(run)
+            return _placed(proposal_of(run), recordings)
         raise _busy(run_id)
 
     # Inside.
@@ -383,6 +383,11 @@ class Proposals:
             if settled is not None:
                 return settled
         raise StaleProposalError(message, proposal_of(run), refusal=refusal)
+
+
+def _placed(answer: A, recordings: Sequence[Recording[UUID]]) -> A:
+    """The answer to a write, with the log position of the write's last event."""
+    return answer.model_copy(update={"position": max(r.notification.id for r in recordings)})
 
 
 def _busy(run_id: str) -> GatewayError:

@@ -6,6 +6,7 @@ read back into their own result types; the log and a run's story are the gateway
 
 from __future__ import annotations
 
+import time
 from uuid import UUID
 
 from eventsourcing.application import AggregateNotFoundError
@@ -16,9 +17,14 @@ from application.bank.results import AccountView, StatementEntry
 from application.bank.types import account_problem
 from application.log import read_log
 from application.principals import PrincipalView
+from application.read_models.queries import statement_entry
+from application.read_models.rows import StatementRow
+from application.read_models.store import PROJECTIONS
+from domain.account import account_id
 from domain.run import Run
 from gateway.core.errors import GatewayError
 from gateway.core.facade import Gateway
+from gateway.core.paging import Page, check_limit, decode_cursor, page_of
 from gateway.core.policy.decisions import call_refusal, may_read_any_run, may_read_events
 from gateway.core.results import LogEvent, RunStory
 from gateway.core.runs import story_of
@@ -30,9 +36,115 @@ STATEMENT = TypeAdapter(list[StatementEntry])
 LOG_PAGE = TypeAdapter(list[LogEvent])
 
 
+# How long a read waits for the read models to reach its `min_position`, by default.
+MIN_POSITION_WAIT_SECONDS = 5.0
+POLL_SECONDS = 0.02
+
+
 class ReadSide:
-    def __init__(self, gateway: Gateway) -> None:
+    def __init__(
+        self, gateway: Gateway, *, wait_seconds: float = MIN_POSITION_WAIT_SECONDS
+    ) -> None:
         self.gateway = gateway
+        self.wait_seconds = wait_seconds
+
+    # Read your writes.
+
+    def reach(self, min_position: int | None) -> None:
+        """Return once the read models hold every event up to `min_position` (a write's
+        answer gave it); past `wait_seconds`, `unavailable` naming the position."""
+        queries = self.gateway.queries
+        if min_position is None or queries is None:
+            return  # without read models every read is answered from the log itself
+        models = queries.read_models
+        head = models.head()
+        if min_position > head:
+            raise GatewayError(
+                "invalid-request",
+                f"min_position: {min_position} is beyond the end of the log ({head}); "
+                "give a position a write answered",
+            )
+        deadline = time.monotonic() + self.wait_seconds
+        while (reached := min(models.position(n) for n in PROJECTIONS)) < min_position:
+            if time.monotonic() >= deadline:
+                raise GatewayError(
+                    "unavailable",
+                    f"min_position: the read models did not reach position {min_position} "
+                    f"within {self.wait_seconds:g} s (they are at {reached}); the write is in "
+                    "the log: retry, or read with consistent=true",
+                    extra={"retry_after": 1, "min_position": min_position},
+                )
+            if queries.is_fresh():
+                time.sleep(POLL_SECONDS)  # a projector is on it
+            else:
+                models.catch_up(to=min_position)
+
+    # Pages.
+
+    def accounts_page(
+        self,
+        principal: PrincipalView,
+        *,
+        cursor: str | None = None,
+        limit: int = 100,
+        consistent: bool = False,
+        min_position: int | None = None,
+    ) -> Page[AccountView]:
+        """The accounts this principal may see, by account id, `limit` at a time."""
+        check_limit(limit)
+        after = None if cursor is None else decode_cursor(cursor, "accounts", str)
+        self.reach(min_position)
+        rows = self.accounts(principal, consistent=consistent)
+        if after is not None:
+            rows = [row for row in rows if row.account > after]
+        return page_of(rows, limit, "accounts", lambda row: row.account)
+
+    def statement_page(
+        self,
+        principal: PrincipalView,
+        account: str,
+        *,
+        cursor: str | None = None,
+        limit: int = 20,
+        consistent: bool = False,
+        min_position: int | None = None,
+    ) -> Page[StatementEntry]:
+        """An account's movements, newest first, `limit` at a time."""
+        rows = self.statement_rows(
+            principal,
+            account,
+            cursor=cursor,
+            limit=limit,
+            consistent=consistent,
+            min_position=min_position,
+        )
+        page = page_of(rows, limit, f"statement:{account}", lambda row: row.version)
+        return Page[StatementEntry](
+            items=[statement_entry(row) for row in page.items], next_cursor=page.next_cursor
+        )
+
+    def statement_rows(
+        self,
+        principal: PrincipalView,
+        account: str,
+        *,
+        cursor: str | None,
+        limit: int,
+        consistent: bool,
+        min_position: int | None,
+    ) -> list[StatementRow]:
+        """Up to `limit + 1` rows of the statement after `cursor`, newest first (the one
+        more tells whether a next page follows)."""
+        check_limit(limit)
+        before = None if cursor is None else decode_cursor(cursor, f"statement:{account}", int)
+        self.reach(min_position)
+        # The statement's own checks (403, 404, may call `statement`) by calling it; it
+        # also brings the read models up to date first when asked to.
+        self.statement(principal, account, 1, consistent=consistent)
+        queries = self.gateway.queries
+        assert queries is not None, "statements are read from the read models"
+        store = queries.read_models.store
+        return store.statement(account_id(account).hex, limit + 1, before_version=before)
 
     def accounts(self, principal: PrincipalView, *, consistent: bool = False) -> list[AccountView]:
         outcome = self.gateway.call(principal, ListAccounts.name, {}, consistent=consistent)

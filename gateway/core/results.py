@@ -74,6 +74,13 @@ class Preview(Result):
     error: str | None = None
 
 
+POSITION = (
+    "On the answer to a write: the log position of its last event; a read given it as "
+    "`min_position` sees this write. Null on reads, and on an answer kept for an "
+    "Idempotency-Key (kept before its transaction had positions, and replayed as kept)."
+)
+
+
 class Outcome(Result):
     """The gateway's authoritative fields."""
 
@@ -98,6 +105,7 @@ class Outcome(Result):
     events: list[EventRecord]
     result: Any = None
     error: str | None
+    position: int | None = Field(default=None, description=POSITION)
 
 
 RunStatus = Literal["pending", "committed", "failed", "rejected", "expired"]
@@ -146,7 +154,13 @@ class Proposal(Result):
     expires_at: str
     created_at: str
     confirmed_by: str | None
+    confirmed_at: str | None = Field(
+        default=None, description="When it was confirmed (its Confirmed event's time)."
+    )
     decided_by: str | None
+    decided_at: str | None = Field(
+        default=None, description="When it ended: committed, failed, rejected or expired."
+    )
     error: str | None
     outcome: Outcome
     proposed_via: ProposedVia | None = None
@@ -161,6 +175,8 @@ class Proposal(Result):
             return self.principal
         key = " ".join(part for part in (via.scope, "key", via.key_id) if part)
         return f"{self.principal} ({key}" + (f", over {via.interface})" if via.interface else ")")
+
+    position: int | None = Field(default=None, description=POSITION)
 
 
 class HistoryEntry(Result):

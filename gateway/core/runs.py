@@ -7,6 +7,7 @@ events here, and every other field is the run's own.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from datetime import datetime
 from typing import Any, TypeVar, cast
 
 from eventsourcing.domain import AggregateEvent
@@ -77,7 +78,9 @@ def _as(kind: type[P], run: Run, **more: Any) -> P:
         expires_at=run.expires_at.isoformat(),
         created_at=run.created_on.isoformat(),
         confirmed_by=run.confirmed_by,
+        confirmed_at=_iso(run.confirmed_at),
         decided_by=run.decided_by,
+        decided_at=_iso(run.decided_at),
         error=run.error,
         outcome=outcome_of(run),
         proposed_via=None
@@ -85,3 +88,7 @@ def _as(kind: type[P], run: Run, **more: Any) -> P:
         else ProposedVia.model_validate(run.proposed_via),
         **more,
     )
+
+
+def _iso(moment: datetime | None) -> str | None:
+    return None if moment is None else moment.isoformat()

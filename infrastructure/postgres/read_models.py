@@ -70,6 +70,12 @@ class AsyncpgReadModelStore(AsyncpgTrackingRecorder, ReadModelStore):
                 self.prefix + "runs",
                 f"CREATE TABLE IF NOT EXISTS {self.t_runs} (run_id text PRIMARY KEY, {runs})",
             ),
+            DdlStep(  # the inbox: pending runs, newest first
+                "relation",
+                self.prefix + "runs_by_status",
+                f"CREATE INDEX IF NOT EXISTS {quote_ident(self.prefix + 'runs_by_status')} "
+                f"ON {self.t_runs} (status, position)",
+            ),
             DdlStep(
                 "relation",
                 self.prefix + "dead_letters",
@@ -197,12 +203,16 @@ class AsyncpgReadModelStore(AsyncpgTrackingRecorder, ReadModelStore):
             for r in rows
         ]
 
-    def statement(self, aggregate_id: str, limit: int) -> list[StatementRow]:
+    def statement(
+        self, aggregate_id: str, limit: int, before_version: int | None = None
+    ) -> list[StatementRow]:
+        # $3 NULL: no bound (every version is below it).
         rows = self._fetch(
             f"SELECT * FROM {self.t_statement} WHERE aggregate_id = $1 "
-            "ORDER BY version DESC LIMIT $2",
+            "AND ($3::bigint IS NULL OR version < $3) ORDER BY version DESC LIMIT $2",
             aggregate_id,
             limit,
+            before_version,
         )
         return [_statement_row(r) for r in rows]
 
@@ -225,6 +235,21 @@ class AsyncpgReadModelStore(AsyncpgTrackingRecorder, ReadModelStore):
     def runs(self, run_ids: Collection[str] | None = None) -> list[RunRow]:
         where, args = ("", []) if run_ids is None else (" WHERE run_id = ANY($1)", [list(run_ids)])
         rows = self._fetch(f"SELECT * FROM {self.t_runs}{where} ORDER BY position", *args)
+        return [RunRow(r["run_id"], *(r[name] for name, _ in RUN_COLUMNS)) for r in rows]
+
+    def runs_page(
+        self, status: str | None, principal: str | None, before: int | None, limit: int
+    ) -> list[RunRow]:
+        # A NULL argument leaves its condition out.
+        rows = self._fetch(
+            f"SELECT * FROM {self.t_runs} WHERE ($1::text IS NULL OR status = $1) "
+            "AND ($2::text IS NULL OR principal = $2) AND ($3::bigint IS NULL OR position < $3) "
+            "ORDER BY position DESC LIMIT $4",
+            status,
+            principal,
+            before,
+            limit,
+        )
         return [RunRow(r["run_id"], *(r[name] for name, _ in RUN_COLUMNS)) for r in rows]
 
     def dead_letters(self, projection: str | None = None) -> list[DeadLetter]:

@@ -95,10 +95,10 @@ def test_the_timeline_links_each_movement_to_the_run_that_committed_it(
         json={"preview_hash": proposal["preview_hash"]},
     )
 
-    timeline = client.get("/v1/console/accounts/alice/timeline", headers=alice).json()
+    timeline = client.get("/v1/console/accounts/alice/timeline", headers=alice).json()["items"]
     statement = client.get(
         "/v1/accounts/alice/statement", headers=alice, params={"limit": 100}
-    ).json()
+    ).json()["items"]
 
     assert [(e["kind"], e["amount"], e["balance"]) for e in timeline] == [
         ("transfer_out", "-5.00", "95.00"),

@@ -34,7 +34,7 @@ def statement(base: str, who: str, account: str) -> list[dict[str, Any]]:
             f"/v1/accounts/{account}/statement", params={"limit": 100, "consistent": "true"}
         )
         answer.raise_for_status()
-        entries: list[dict[str, Any]] = answer.json()
+        entries: list[dict[str, Any]] = answer.json()["items"]
         return entries
 
 

@@ -555,7 +555,7 @@ def test_after_the_table_the_read_models_and_the_audit_hold(served: Served) -> N
     with served.http("auditor") as client:
         accounts = client.get("/v1/accounts", params={"consistent": "true"})
         assert accounts.status_code == 200, accounts.text
-        for row in accounts.json():
+        for row in accounts.json()["items"]:
             read = client.get(
                 f"/v1/accounts/{row['account']}/statement", params={"consistent": "true"}
             )

@@ -17,7 +17,7 @@ PROBLEM = "application/problem+json"
 
 
 def balances(client: TestClient) -> dict[str, str]:
-    rows = client.get("/v1/accounts", headers=auth("auditor")).json()
+    rows = client.get("/v1/accounts", headers=auth("auditor")).json()["items"]
     return {row["account"]: row["balance"] for row in rows}
 
 
@@ -339,9 +339,11 @@ def test_the_read_side(client: TestClient) -> None:
         json={"payer": "alice", "payee": "bob", "amount": 7},
     )
 
-    mine = client.get("/v1/accounts", headers=auth("alice")).json()
+    mine = client.get("/v1/accounts", headers=auth("alice")).json()["items"]
     bob = client.get("/v1/accounts/bob", headers=auth("teller")).json()
-    statement = client.get("/v1/accounts/bob/statement?limit=1", headers=auth("bob")).json()
+    statement = client.get("/v1/accounts/bob/statement?limit=1", headers=auth("bob")).json()[
+        "items"
+    ]
 
     assert [a["account"] for a in mine] == ["alice"]
     assert bob == {

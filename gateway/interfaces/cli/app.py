@@ -21,8 +21,10 @@ from application.store_config import redacted
 from gateway.bootstrap import CONFIG_ERRORS, Sluice
 from gateway.core.catalog import UnknownUseCaseError
 from gateway.core.errors import GatewayError
+from gateway.core.paging import MAX_LIMIT
 from gateway.demo import demo_agent_keys, demo_keys, seed
 from gateway.interfaces.cli.flow import decide, submit
+from gateway.interfaces.cli.inbox import list_proposals
 from gateway.interfaces.cli.keys import key_app, principal_app
 from gateway.interfaces.cli.log_options import LogFormatOption, LogLevelOption, start_logging
 from gateway.interfaces.cli.operate import audit_app, events, export, project, replay
@@ -217,6 +219,30 @@ def confirm(
                 sluice.gateway, principal, proposal, console=human, yes=yes, err=json_out
             )
     _report(outcome, human, json_out=json_out)
+
+
+@app.command()
+def proposals(  # noqa: PLR0917 (typer maps each parameter to an option)
+    key: KeyOption = None,
+    as_: AsOption = None,
+    status: Annotated[
+        str, typer.Option("--status", help="pending, committed, failed, rejected, expired or all.")
+    ] = "pending",
+    limit: Annotated[int, typer.Option("--limit", min=1, max=MAX_LIMIT, help="Per page.")] = 20,
+    cursor: Annotated[str | None, typer.Option("--cursor", help="The next page's cursor.")] = None,
+    json_out: Annotated[bool, typer.Option("--json", help="Print the page as JSON.")] = False,
+) -> None:
+    """The inbox: proposals waiting for a person (one's own; everyone's for auditors and
+    admins), newest first, a page at a time."""
+    with _open() as sluice:
+        principal = _principal(sluice, key, as_)
+        try:
+            list_proposals(
+                sluice, principal, status=None if status == "all" else status, cursor=cursor,
+                limit=limit, json_out=json_out, console=Console(),
+            )  # fmt: skip
+        except GatewayError as refused:
+            _usage_error(str(refused))
 
 
 def _report(outcome: RunReport, human: Console, *, json_out: bool) -> NoReturn:

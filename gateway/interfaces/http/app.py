@@ -79,7 +79,7 @@ def create_app(
         ),
     )
     app.state.sluice = sluice
-    app.state.read_side = ReadSide(sluice.gateway)
+    app.state.read_side = ReadSide(sluice.gateway, wait_seconds=sluice.read_wait_seconds)
     app.state.request_limiter = request_limiter
     app.state.agent = Agent(sluice.gateway)  # answers 503 on use when no model is configured
     app.state.metrics = metrics.HttpMetrics(sluice)

@@ -9,20 +9,20 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Depends, Path, Query, Request, Response
+from fastapi import APIRouter, Depends, Path, Request, Response
 from fastapi.security import HTTPAuthorizationCredentials
 from pydantic import BaseModel, Field
 
-from domain.account import account_id
 from gateway.core.errors import GatewayError
+from gateway.core.paging import Page, page_of
 from gateway.core.policy.decisions import may_read_any_run, may_read_events, visible_accounts
 from gateway.interfaces.http.deps import (
     SESSION_COOKIE,
     PrincipalDep,
     ReadSideDep,
-    SluiceDep,
     bearer,
 )
+from gateway.interfaces.http.paging import Cursor, Limit, MinPosition
 from gateway.interfaces.http.schemas import PROBLEMS
 
 router = APIRouter(prefix="/v1/console", tags=["console"], responses=PROBLEMS)
@@ -106,34 +106,39 @@ def sign_out(request: Request) -> Response:
 
 @router.get(
     "/accounts/{account}/timeline",
-    response_model=list[TimelineEntry],
+    response_model=Page[TimelineEntry],
     operation_id="console_timeline",
 )
 def timeline(
-    sluice: SluiceDep,
     read_side: ReadSideDep,
     principal: PrincipalDep,
     account: AccountId,
-    limit: Annotated[int, Query(ge=1, le=100, description="How many movements.")] = 100,
+    cursor: Cursor = None,
+    limit: Limit = 100,
+    min_position: MinPosition = None,
 ) -> Any:
-    """An account's latest movements, newest first, each with its log position and run.
+    """An account's movements, newest first, each with its log position and run, a page at
+    a time.
 
     Read consistently: every event committed before this request is in it."""
-    # The statement endpoint's own checks (403, 404, may call `statement`), by calling it;
-    # it also brings the read models up to date first.
-    read_side.statement(principal, account, 1, consistent=True)
-    rows = sluice.read_models.store.statement(account_id(account).hex, limit)
-    return [
-        TimelineEntry(
-            position=row.position,
-            version=row.version,
-            kind=row.kind,
-            amount=f"{row.amount:.2f}",
-            balance=f"{row.balance:.2f}",
-            counterparty=row.counterparty,
-            memo=row.memo,
-            timestamp=row.time,
-            run_id=row.run_id,
-        )
-        for row in rows
-    ]
+    rows = read_side.statement_rows(
+        principal, account, cursor=cursor, limit=limit, consistent=True, min_position=min_position
+    )
+    page = page_of(rows, limit, f"statement:{account}", lambda row: row.version)
+    return Page[TimelineEntry](
+        items=[
+            TimelineEntry(
+                position=row.position,
+                version=row.version,
+                kind=row.kind,
+                amount=f"{row.amount:.2f}",
+                balance=f"{row.balance:.2f}",
+                counterparty=row.counterparty,
+                memo=row.memo,
+                timestamp=row.time,
+                run_id=row.run_id,
+            )
+            for row in page.items
+        ],
+        next_cursor=page.next_cursor,
+    )

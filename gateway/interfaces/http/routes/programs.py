@@ -4,10 +4,13 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Header, Path
+from fastapi import APIRouter, Header, Path, Query
 
-from gateway.interfaces.http.deps import GatewayDep, PrincipalDep
+from gateway.core.inbox import STATUSES, Inbox, ProposalSummary
+from gateway.core.paging import Page
+from gateway.interfaces.http.deps import GatewayDep, PrincipalDep, ReadSideDep
 from gateway.interfaces.http.idempotency import idempotent, request_hash
+from gateway.interfaces.http.paging import Cursor, Limit, MinPosition
 from gateway.interfaces.http.schemas import (
     PROBLEMS,
     ConfirmRequest,
@@ -27,6 +30,38 @@ def propose(gateway: GatewayDep, principal: PrincipalDep, program: ProgramReques
     """Check and preview a program. A write program waits for confirmation of its
     `preview_hash`; a read-only one completes at once."""
     return gateway.propose(principal, program.language, program.source, request=program.request)
+
+
+@router.get("", response_model=Page[ProposalSummary], operation_id="list_programs")
+def inbox(
+    gateway: GatewayDep,
+    read_side: ReadSideDep,
+    principal: PrincipalDep,
+    status: Annotated[
+        str | None,
+        Query(
+            description=f"Only runs in this state: {', '.join(STATUSES)}. `pending` (the "
+            "default) lists what waits for a person's decision; leave it empty for all.",
+            max_length=16,
+        ),
+    ] = "pending",
+    cursor: Cursor = None,
+    limit: Limit = 50,
+    consistent: Annotated[
+        bool, Query(description="Bring the read models up to the log's end first.")
+    ] = False,
+    min_position: MinPosition = None,
+) -> Page[ProposalSummary]:
+    """The inbox: this principal's proposals (auditors and admins: everyone's), newest
+    first, a page at a time."""
+    return Inbox(gateway, read_side).list(
+        principal,
+        status=status or None,
+        cursor=cursor,
+        limit=limit,
+        consistent=consistent,
+        min_position=min_position,
+    )
 
 
 @router.get("/{run_id}", response_model=Proposal, operation_id="get_program")

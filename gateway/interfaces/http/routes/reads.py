@@ -7,7 +7,9 @@ from typing import Annotated
 from fastapi import APIRouter, Path, Query
 
 from application.bank import results as bank
+from gateway.core.paging import Page
 from gateway.interfaces.http.deps import PrincipalDep, ReadSideDep
+from gateway.interfaces.http.paging import Cursor, Limit, MinPosition
 from gateway.interfaces.http.schemas import (
     PROBLEMS,
     AccountView,
@@ -28,13 +30,21 @@ Consistent = Annotated[
 
 
 @router.get(
-    "/accounts", response_model=list[AccountView], operation_id="list_accounts", tags=["accounts"]
+    "/accounts", response_model=Page[AccountView], operation_id="list_accounts", tags=["accounts"]
 )
 def accounts(
-    read_side: ReadSideDep, principal: PrincipalDep, consistent: Consistent = False
-) -> list[bank.AccountView]:
-    """The accounts this principal may see (a customer: its own)."""
-    return read_side.accounts(principal, consistent=consistent)
+    read_side: ReadSideDep,
+    principal: PrincipalDep,
+    cursor: Cursor = None,
+    limit: Limit = 100,
+    consistent: Consistent = False,
+    min_position: MinPosition = None,
+) -> Page[bank.AccountView]:
+    """The accounts this principal may see (a customer: its own), by account id, a page at
+    a time."""
+    return read_side.accounts_page(
+        principal, cursor=cursor, limit=limit, consistent=consistent, min_position=min_position
+    )
 
 
 @router.get(
@@ -45,14 +55,16 @@ def account(
     principal: PrincipalDep,
     account: AccountId,
     consistent: Consistent = False,
+    min_position: MinPosition = None,
 ) -> bank.AccountView:
     """One account and its balance."""
+    read_side.reach(min_position)
     return read_side.account(principal, account, consistent=consistent)
 
 
 @router.get(
     "/accounts/{account}/statement",
-    response_model=list[StatementEntry],
+    response_model=Page[StatementEntry],
     operation_id="get_statement",
     tags=["accounts"],
 )
@@ -60,11 +72,20 @@ def statement(
     read_side: ReadSideDep,
     principal: PrincipalDep,
     account: AccountId,
-    limit: Annotated[int, Query(ge=1, le=100, description="How many movements.")] = 20,
+    cursor: Cursor = None,
+    limit: Limit = 20,
     consistent: Consistent = False,
-) -> list[bank.StatementEntry]:
-    """The latest movements of an account, newest first."""
-    return read_side.statement(principal, account, limit, consistent=consistent)
+    min_position: MinPosition = None,
+) -> Page[bank.StatementEntry]:
+    """An account's movements, newest first, a page at a time."""
+    return read_side.statement_page(
+        principal,
+        account,
+        cursor=cursor,
+        limit=limit,
+        consistent=consistent,
+        min_position=min_position,
+    )
 
 
 @router.get("/events", response_model=list[LogEvent], operation_id="list_events", tags=["audit"])

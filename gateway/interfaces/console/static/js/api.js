@@ -51,6 +51,19 @@ export async function get(path) {
   return answer.body;
 }
 
+/** Every item of a paged list ({items, next_cursor}), page after page. */
+export async function getAll(path) {
+  const items = [];
+  const join = path.includes("?") ? "&" : "?";
+  let page = await get(path);
+  items.push(...page.items);
+  while (page.next_cursor) {
+    page = await get(`${path}${join}cursor=${enc(page.next_cursor)}`);
+    items.push(...page.items);
+  }
+  return items;
+}
+
 export function post(path, body = {}) {
   return call(path, { method: "POST", body });
 }

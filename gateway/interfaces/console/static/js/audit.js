@@ -1,7 +1,7 @@
 // The audit page of an account: its balance over time and the timeline of its movements,
 // each linked to the run that committed it.
 
-import { enc, get } from "./api.js";
+import { enc, get, getAll } from "./api.js";
 import { h, put, shortId, showProblem, table, when } from "./dom.js";
 import { balanceChart } from "./chart.js";
 
@@ -17,7 +17,7 @@ const KINDS = {
 /** The view for #/audit and #/audit/{account}. */
 export async function showAudit(root, account) {
   const $ = (selector) => root.querySelector(selector);
-  const accounts = await get("/v1/accounts?consistent=true");
+  const accounts = await getAll("/v1/accounts?consistent=true&limit=200");
   const chosen = account || (accounts[0] && accounts[0].account);
   put(
     $("#account-links"),
@@ -37,7 +37,7 @@ export async function showAudit(root, account) {
   put($("#audit-title"), `Audit of ${chosen}`);
   let entries;
   try {
-    entries = await get(`/v1/console/accounts/${enc(chosen)}/timeline?limit=100`);
+    entries = (await get(`/v1/console/accounts/${enc(chosen)}/timeline?limit=100`)).items;
   } catch (problem) {
     $("#audit-body").hidden = true;
     showProblem($("#audit-problem"), problem);

@@ -1,15 +1,18 @@
 // The console's entry: sign-in, the header, and a router from the address's #/path to a view.
-// Addresses: #/ask, #/proposals/{id}[?conversation={id}], #/audit[/{account}], #/runs/{id}.
+// Addresses: #/ask, #/inbox, #/proposals/{id}[?conversation={id}], #/audit[/{account}],
+// #/runs/{id}.
 
 import { call, signIn, signOutSession } from "./api.js";
 import { announce, byId, h, problemText, put, showProblem, view } from "./dom.js";
 import { showAsk } from "./ask.js";
 import { showAudit } from "./audit.js";
+import { refreshCount, showInbox } from "./inbox.js";
 import { showProposal } from "./review.js";
 import { showRun } from "./run.js";
 
 const ROUTES = [
   [/^#\/ask$/, "t-ask", (root) => showAsk(root)],
+  [/^#\/inbox$/, "t-inbox", (root) => showInbox(root)],
   [/^#\/proposals\/([\w-]+)$/, "t-proposal", (root, [id], query, me) =>
     showProposal(root, id, { conversation: query.get("conversation"), me })],
   [/^#\/audit(?:\/([\w-]+))?$/, "t-audit", (root, [account]) => showAudit(root, account)],
@@ -40,6 +43,7 @@ async function route() {
   const [found, template, show] = match;
   const root = mount(template);
   announce("");
+  refreshCount();
   const heading = root.querySelector("h1");
   heading.focus();
   try {

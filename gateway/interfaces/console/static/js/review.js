@@ -2,7 +2,7 @@
 // once decided, the gateway's outcome, with the agent's answer beside it when there is one.
 
 import { answerParts } from "./answer.js";
-import { call, enc, get, post } from "./api.js";
+import { call, enc, get, getAll, post } from "./api.js";
 import { announce, h, problemText, put, shortId, showProblem, table, when } from "./dom.js";
 import { capsUsed, changedText, changes, effects, signedAmount, STATEMENT_DEPTH, warnings } from "./effects.js";
 import { highlight } from "./highlight.js";
@@ -10,7 +10,7 @@ import { cents, euros, signed } from "./money.js";
 
 /** Accounts the principal may read, by name, with their balance in cents (read consistently). */
 async function balances() {
-  const rows = await get("/v1/accounts?consistent=true");
+  const rows = await getAll("/v1/accounts?consistent=true&limit=200");
   return new Map(rows.map((row) => [row.account, cents(row.balance)]));
 }
 
@@ -22,7 +22,7 @@ async function statements(events, readable) {
   const found = new Map();
   for (const payer of payers) {
     const answer = await call(`/v1/accounts/${enc(payer)}/statement?limit=${STATEMENT_DEPTH}&consistent=true`);
-    if (answer.ok) found.set(payer, answer.body);
+    if (answer.ok) found.set(payer, answer.body.items);
   }
   return found;
 }

@@ -1,0 +1,1 @@
+"""Telling a person that a proposal waits for them: an optional signed webhook."""
