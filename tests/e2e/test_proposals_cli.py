@@ -19,7 +19,7 @@ SLUICE = str(Path(sys.executable).parent / "sluice")
 @pytest.fixture
 def store(tmp_path: Path) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("SLUICE_")}
-    env |= {"SLUICE_DATABASE_URL": f"sqlite://{tmp_path / 'cli.db'}", "COLUMNS": "160"}
+    env |= {"SLUICE_DATABASE_URL": f"sqlite:///{tmp_path / 'cli.db'}", "COLUMNS": "160"}
     subprocess.run([SLUICE, "demo"], env=env, capture_output=True, text=True, check=True)
     return env
 

@@ -245,7 +245,7 @@ def test_a_served_gateway_notifies_the_webhook_its_settings_name(
     receiver: Receiver, tmp_path: Path
 ) -> None:
     env = {k: v for k, v in os.environ.items() if not k.startswith("SLUICE_")} | {
-        "SLUICE_DATABASE_URL": f"sqlite://{tmp_path / 'served.db'}",
+        "SLUICE_DATABASE_URL": f"sqlite:///{tmp_path / 'served.db'}",
         "SLUICE_NOTIFY_URL": receiver.url,
         "SLUICE_NOTIFY_SECRET": SECRET,
         "SLUICE_CONSOLE_URL": "http://127.0.0.1:9/",

@@ -88,7 +88,7 @@ def test_a_position_beyond_the_end_of_the_log_is_a_clear_422(client: TestClient)
 
 def _env(database: Path, **more: str) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("SLUICE_")}
-    return env | {"SLUICE_DATABASE_URL": f"sqlite://{database}"} | more
+    return env | {"SLUICE_DATABASE_URL": f"sqlite:///{database}"} | more
 
 
 @pytest.fixture
