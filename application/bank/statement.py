@@ -25,20 +25,8 @@ def entries(history: Sequence[Any]) -> list[StatementEntry]:
     balance = ZERO
     result = []
     for event in history:
-        kind, sign = _KINDS[type(event)]
-        change: Decimal = sign * getattr(event, "amount", ZERO)
-        balance += change
-        result.append(
-            StatementEntry(
-                version=event.originator_version,
-                kind=kind,  # type: ignore[arg-type]
-                amount=change,
-                balance=balance,
-                counterparty=getattr(event, "counterparty", None),
-                memo=getattr(event, "memo", ""),
-                timestamp=event.timestamp.isoformat(),
-            )
-        )
+        balance += _change(event)
+        result.append(_entry(event, balance))
     return result
 
 
@@ -47,18 +35,25 @@ def latest_entries(history: Sequence[Any], balance: Decimal) -> list[StatementEn
     is `balance`, each balance found by walking back from it (no need for older events)."""
     result = []
     for event in reversed(history):
-        kind, sign = _KINDS[type(event)]
-        change: Decimal = sign * getattr(event, "amount", ZERO)
-        result.append(
-            StatementEntry(
-                version=event.originator_version,
-                kind=kind,  # type: ignore[arg-type]
-                amount=change,
-                balance=balance,
-                counterparty=getattr(event, "counterparty", None),
-                memo=getattr(event, "memo", ""),
-                timestamp=event.timestamp.isoformat(),
-            )
-        )
-        balance -= change
+        result.append(_entry(event, balance))
+        balance -= _change(event)
     return result
+
+
+def _change(event: Any) -> Decimal:
+    sign = _KINDS[type(event)][1]
+    change: Decimal = sign * getattr(event, "amount", ZERO)
+    return change
+
+
+def _entry(event: Any, balance: Decimal) -> StatementEntry:
+    """The entry of one event, with the account's balance after it."""
+    return StatementEntry(
+        version=event.originator_version,
+        kind=_KINDS[type(event)][0],  # type: ignore[arg-type]
+        amount=_change(event),
+        balance=balance,
+        counterparty=getattr(event, "counterparty", None),
+        memo=getattr(event, "memo", ""),
+        timestamp=event.timestamp.isoformat(),
+    )
