@@ -21,9 +21,14 @@ _BEARER = re.compile(r"(?i)\b(?P<head>bearer\s+)[A-Za-z0-9._~+/=-]+")
 # Sluice's API keys (`sk-` then 43 URL-safe characters; the demo's `sk-demo-NAME`) and
 # keys of the same shape (an OpenAI-compatible provider's).
 _KEY = re.compile(r"\bsk-[A-Za-z0-9_-]{6,}")
+_NAMES = r"(?:password|passwd|pwd|secret|api[_-]?key|access[_-]?token|token)"
+_VALUE = r"""(?P<value>[^\s"'&,;)}\]]+)"""
+# `NAME=value` (a query, an environment variable: SLUICE_LLM_API_KEY=...) and `"name": value`
+# (JSON, a header); a message that names a setting (`SLUICE_API_KEY: this key is unknown`)
+# is not a credential.
 _ASSIGNED = re.compile(
-    r"""(?ix)(?<![a-z0-9])(?P<head>(?:password|passwd|pwd|secret|api[_-]?key|access[_-]?token|token)
-        ["']?\s*[=:]\s*["']?)(?P<value>[^\s"'&,;)}\]]+)"""
+    rf"""(?ix)(?<![a-z0-9])(?P<head>{_NAMES}["']?\s*=\s*["']?){_VALUE}"""
+    rf"""|(?<![a-z0-9_])(?P<head2>{_NAMES}["']?\s*:\s*["']?){_VALUE.replace("value", "value2")}"""
 )
 
 
@@ -34,4 +39,9 @@ def redact(text: str) -> str:
     text = _URL_PASSWORD.sub(lambda m: f"{m['head']}{HIDDEN}@", text)
     text = _BEARER.sub(lambda m: f"{m['head']}{HIDDEN}", text)
     text = _KEY.sub(HIDDEN, text)
-    return _ASSIGNED.sub(lambda m: m[0] if m["value"] == HIDDEN else f"{m['head']}{HIDDEN}", text)
+    return _ASSIGNED.sub(_hidden, text)
+
+
+def _hidden(match: re.Match[str]) -> str:
+    head, value = match["head"] or match["head2"], match["value"] or match["value2"]
+    return match[0] if value == HIDDEN else f"{head}{HIDDEN}"

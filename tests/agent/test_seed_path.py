@@ -142,6 +142,7 @@ def test_the_loop_to_dan_fails_at_once_is_answered_at_once_and_changes_nothing(
         "events": [],
         "result": None,
         "error": "transfer: no account dan (line 2, column 5)",
+        "position": None,  # nothing written: no position to read up to
     }
     assert voice(turn.answer) == "Nothing was sent: dan has no account."
     assert turn.answer is not None

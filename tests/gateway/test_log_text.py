@@ -30,6 +30,12 @@ KEY = "sk-" + "Zq3v" * 10 + "abc"
         ("host=db password=hunter2 user=x", "host=db password=*** user=x"),
         ('{"api_key": "abc123", "n": 1}', '{"api_key": "***", "n": 1}'),
         ("SLUICE_LLM_API_KEY=abc", "SLUICE_LLM_API_KEY=***"),
+        # A message about a setting names it; the words after it are no credential.
+        (
+            "SLUICE_API_KEY: this API key is unknown or revoked",
+            "SLUICE_API_KEY: this API key is unknown or revoked",
+        ),
+        ("SLUICE_NOTIFY_SECRET: the secret is short", "SLUICE_NOTIFY_SECRET: the secret is short"),
         (
             "postgresql://u@db/x and http://h:8000/docs",
             "postgresql://u@db/x and http://h:8000/docs",

@@ -53,10 +53,16 @@ def test_a_key_issued_before_scopes_existed_is_a_persons(gateway: Gateway) -> No
     [issued] = key.collect_events()
     stored = mapper.to_stored_event(issued)
     state = json.loads(stored.state)
-    assert (state.pop("scope"), state.pop("class_version")) == ("agent", 2)
-    old = replace(stored, state=json.dumps(state).encode())
+    assert (state.pop("scope"), state.pop("expires_at"), state.pop("class_version")) == (
+        "agent",
+        None,
+        3,
+    )
+    old = replace(stored, state=json.dumps(state).encode())  # as a v1 event was stored
 
-    assert mapper.to_domain_event(old).scope == "human"  # type: ignore[attr-defined]
+    upcast = mapper.to_domain_event(old)
+    assert upcast.scope == "human"  # type: ignore[attr-defined]
+    assert upcast.expires_at is None  # type: ignore[attr-defined]
 
 
 def test_an_agent_proposes_but_never_decides(gateway: Gateway) -> None:

@@ -410,7 +410,7 @@ def test_printable_text_of_every_script_is_kept_as_given(world: World) -> None:
     assert opened.status_code == 200, opened.text
     assert opened.json()["result"]["owner"] == owner
     assert paid.status_code == 200, paid.text
-    assert statement.json()[0]["memo"] == memo
+    assert statement.json()["items"][0]["memo"] == memo
     assert lines.status_code == 201, lines.text
 
 
@@ -470,6 +470,6 @@ def test_every_store_holds_the_maximum_balance_and_nothing_passes_it(
     written = rich_sluice.ledger.recorder.select_notifications(position + 1, 100)
     assert not [n for n in written if n.topic.startswith(ACCOUNT_TOPIC_PREFIXES)]
     assert read.json()["balance"] == maximum  # the read model's column holds it
-    assert (rows.json()[0]["amount"], rows.json()[0]["balance"]) == (MAX, maximum)
+    assert (rows.json()["items"][0]["amount"], rows.json()["items"][0]["balance"]) == (MAX, maximum)
     _, checks = verify(rich_sluice.ledger, rich_sluice.read_models)
     assert all(check.ok for check in checks), [c.to_json() for c in checks if not c.ok]

@@ -41,6 +41,8 @@ def test_every_operation_documents_its_2xx_body(client: TestClient) -> None:
             if status.startswith("2")
             for media, content in response.get("content", {}).items()
         ]
+        if not bodies and [s for s in operation["responses"] if s.startswith("2")] == ["204"]:
+            continue  # No Content: signing out of the console, say
         if not bodies or not all(described(schema) for _, _, schema in bodies):
             undescribed.append((method, path, bodies))
     assert undescribed == []
