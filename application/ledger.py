@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Iterator
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Protocol, runtime_checkable
 from uuid import UUID
 
 from eventsourcing.application import AggregateNotFoundError, Application, LRUCache, Repository
@@ -31,8 +31,27 @@ HOT_KINDS: tuple[type, ...] = (Account, AccountRegistry, ApiKey, Principal)
 # however long its history (eventsourcing's snapshots, in their own table).
 SNAPSHOT_EVERY = 50
 SNAPSHOTTED: tuple[type, ...] = (Account.Event, AccountRegistry.Event)
+# Every event of a principal or of an API key has a topic that starts with this: the store
+# keeps an index of them (WATCHED_TOPIC_PREFIX), so the position of the last one is one
+# cheap read, which is what a cached authentication is checked against on each request.
+PRINCIPALS_TOPIC_PREFIX = f"{Principal.__module__}:"
+assert ApiKey.__module__ == Principal.__module__
 
 _log = logging.getLogger(__name__)
+
+
+@runtime_checkable
+class WatchedTopics(Protocol):
+    """A recorder that indexes the events whose topics start with WATCHED_TOPIC_PREFIX."""
+
+    def last_watched_position(self, prefix: str) -> int | None: ...
+
+
+@runtime_checkable
+class AsyncWatchedTopics(Protocol):
+    """A recorder that reads the same position on the caller's event loop."""
+
+    async def async_last_watched_position(self, prefix: str) -> int | None: ...
 
 
 class Ledger(Application[UUID]):
@@ -42,7 +61,10 @@ class Ledger(Application[UUID]):
     # Keep recently used aggregates; each get fast-forwards them with newer stored events,
     # so a long-lived account is not replayed from its first event on every request.
     # At most 10,000 of the HOT_KINDS: about 1 KB each in memory, so about 10 MB.
-    env: ClassVar[dict[str, str]] = {"AGGREGATE_CACHE_MAXSIZE": "10000"}
+    env: ClassVar[dict[str, str]] = {
+        "AGGREGATE_CACHE_MAXSIZE": "10000",
+        "WATCHED_TOPIC_PREFIX": PRINCIPALS_TOPIC_PREFIX,
+    }
     is_snapshotting_enabled = True
 
     def construct_repository(self) -> Repository[UUID]:
@@ -88,6 +110,27 @@ class Ledger(Application[UUID]):
                     _log.info(
                         "snapshot of %s at version %d not taken: %s", aggregate_id, high, error
                     )
+
+    def principals_position(self) -> int:
+        """The position of the last principal or key event in the log (0 before any): it
+        moves whenever a key is issued or revoked or a principal changes, in any process.
+        On a store without the index of those topics, the position of the last event of
+        any kind (as safe, and moves more often)."""
+        recorder = self.recorder
+        if isinstance(recorder, WatchedTopics):
+            last = recorder.last_watched_position(PRINCIPALS_TOPIC_PREFIX)
+        else:
+            last = recorder.max_notification_id()
+        return last or 0
+
+    async def async_principals_position(self) -> int | None:
+        """As `principals_position`, read without blocking the caller's event loop; None
+        when the store has no such read (the caller then asks in a thread)."""
+        recorder = self.recorder
+        if not isinstance(recorder, AsyncWatchedTopics):
+            return None
+        last = await recorder.async_last_watched_position(PRINCIPALS_TOPIC_PREFIX)
+        return last or 0
 
     def load_account(self, name: str) -> Account:
         try:

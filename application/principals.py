@@ -195,14 +195,22 @@ def _api_key(ledger: Ledger, key: str) -> ApiKey | None:
 
 def authenticate(ledger: Ledger, key: str, now: datetime | None = None) -> PrincipalView | None:
     """The principal a key names, or None for an unknown, revoked or expired key."""
+    loaded = authenticated_key(ledger, key, now or datetime.now(UTC))
+    return None if loaded is None else loaded[0]
+
+
+def authenticated_key(
+    ledger: Ledger, key: str, now: datetime
+) -> tuple[PrincipalView, datetime | None] | None:
+    """As `authenticate`, with the key's expiry (None: it does not expire)."""
     api_key = _api_key(ledger, key)
-    if api_key is None or api_key.revoked or api_key.expired(now or datetime.now(UTC)):
+    if api_key is None or api_key.revoked or api_key.expired(now):
         return None
     principal = find(ledger, api_key.principal)
     if principal is None:
         return None
     scope: Scope = "agent" if api_key.scope == "agent" else "human"
-    return replace(principal, scope=scope, key_id=api_key.key_id)
+    return replace(principal, scope=scope, key_id=api_key.key_id), api_key.expires_at
 
 
 def refusal(ledger: Ledger, key: str, now: datetime | None = None) -> str:

@@ -33,6 +33,14 @@ class RateCounter(ABC):
         """Count one admission of `key` if fewer than `cap` were admitted in the last minute
         and answer None; otherwise count nothing and answer the seconds to wait."""
 
+    # True when `async_admit` never blocks its event loop (an in-memory count, or a
+    # store's asynchronous driver); otherwise callers on a loop count in a thread.
+    admits_async = False
+
+    async def async_admit(self, key: str, cap: int) -> float | None:
+        """As `admit`, awaited; blocks the loop unless `admits_async`."""
+        return self.admit(key, cap)
+
     def close(self) -> None:
         """Let go of anything held open (a connection); a closed counter is not used again."""
         return
@@ -40,6 +48,8 @@ class RateCounter(ABC):
 
 class MemoryRateCounter(RateCounter):
     """Windows in this process: for a `memory://` store, whose data is in one process too."""
+
+    admits_async = True
 
     def __init__(self, name: str, clock: Clock | None = None) -> None:
         self.name = name

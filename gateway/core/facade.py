@@ -17,6 +17,7 @@ from pydantic import ValidationError
 from application import principals as principal_store
 from application.event_json import plain
 from application.executor import execute
+from application.key_cache import KeyCache
 from application.ledger import Ledger
 from application.principals import PrincipalView
 from application.read_models.queries import ReadModelQueries
@@ -74,6 +75,7 @@ class Gateway:
         # as a program waits for a sandbox worker.
         self.rerun_wait_seconds = runner.sandbox.settings.wait_seconds
         self.clock = clock  # also what a key's expiry is measured by
+        self.keys = KeyCache(ledger)
         self.proposals = Proposals(ledger, catalog, runner, caps, clock, running=self._rerun)
         # Direct reads are answered from the read models when they are wired in.
         self.queries: ReadModelQueries | None = None
@@ -88,12 +90,26 @@ class Gateway:
         if not api_key:
             raise GatewayError("unauthenticated", "an API key is required")
         now = self.clock()
-        principal = principal_store.authenticate(self.ledger, api_key, now)
+        principal = self.keys.authenticate(api_key, now)
         if principal is None:
             raise GatewayError(
                 "unauthenticated", principal_store.refusal(self.ledger, api_key, now)
             )
         return replace(principal, interface=interface)
+
+    async def async_remembered(
+        self, api_key: str | None, interface: str | None = None
+    ) -> PrincipalView | None:
+        """As `authenticate`, without blocking the caller's event loop, for a key this
+        process remembers and whose principals position the store reads asynchronously;
+        None otherwise (then `authenticate`, in a thread, decides)."""
+        if not api_key:
+            return None
+        position = await self.ledger.async_principals_position()
+        if position is None:
+            return None
+        principal = self.keys.remembered(api_key, position, self.clock())
+        return None if principal is None else replace(principal, interface=interface)
 
     # What it may see.
 

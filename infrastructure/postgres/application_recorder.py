@@ -9,6 +9,8 @@ from eventsourcing.persistence import ApplicationRecorder, Notification, Subscri
 
 from infrastructure.postgres import driver
 from infrastructure.postgres.aggregate_recorder import AsyncpgAggregateRecorder
+from infrastructure.postgres.recorder import DdlStep
+from infrastructure.postgres.sql import quote_ident
 from infrastructure.postgres.subscription import AsyncpgSubscription
 
 
@@ -16,6 +18,51 @@ class AsyncpgApplicationRecorder(AsyncpgAggregateRecorder, ApplicationRecorder):
     """Events with notification ids that are assigned in commit order."""
 
     has_notifications = True
+    # WATCHED_TOPIC_PREFIX: the events whose topics start with it are indexed apart, and
+    # `last_watched_position` reads the last one's notification id from that index.
+    watched_topic_prefix: str | None = None
+    _watched_indexed: bool | None = None
+
+    def watch_topics(self, prefix: str | None) -> None:
+        self.watched_topic_prefix = prefix or None
+        self._watched_indexed = None
+
+    def ddl(self) -> list[DdlStep]:
+        steps = super().ddl()
+        prefix = self.watched_topic_prefix
+        if prefix:
+            sql = self.events_sql
+            index = sql.watched_index_name(prefix)
+            steps.append(DdlStep("relation", index, sql.create_watched_index(prefix)))
+        return steps
+
+    def last_watched_position(self, prefix: str) -> int | None:
+        """The notification id of the last event whose topic starts with `prefix`; for
+        another prefix than the watched one, of the last event of any topic (as late or
+        later: what a caller checking for changes may safely use)."""
+        return self.datastore.run(self._last_watched(prefix))
+
+    async def async_last_watched_position(self, prefix: str) -> int | None:
+        return await self.datastore.arun(self._last_watched(prefix))
+
+    def _last_watched(self, prefix: str) -> driver.Operation[int | None]:
+        watched = self.watched_topic_prefix
+        statement = self.events_sql.last_watched_position(prefix) if watched else ""
+        index = self.events_sql.watched_index_name(prefix) if watched else ""
+        qualified = f"{quote_ident(self.datastore.schema)}.{quote_ident(index)}"
+
+        async def last(conn: driver.Connection) -> int | None:
+            # Made with the table; a store opened with CREATE_TABLE=false may lack the
+            # index, and a scan of the whole log per call would cost more than it saves.
+            if self._watched_indexed is None and prefix == watched:
+                found = await conn.fetchval("SELECT to_regclass($1) IS NOT NULL", qualified)
+                self._watched_indexed = bool(found)
+            if prefix != watched or not self._watched_indexed:
+                return await self._max_notification_id(conn)
+            value = await conn.fetchval(statement)
+            return None if value is None else int(value)
+
+        return last
 
     @property
     def channel_name(self) -> str:

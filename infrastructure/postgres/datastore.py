@@ -80,14 +80,14 @@ class AsyncpgDatastore:
             try:
                 result = await op(conn)
                 if conn.is_in_transaction():
-                    conn.terminate()  # a call must never leave a transaction for the next
+                    driver.terminate(conn)  # a call must never leave a transaction for the next
                 return result
             except Exception as exc:
                 # As in the lanes: a connection whose state is unknown is closed, so the
                 # pool replaces it instead of lending it again.
                 broken = not driver.left_clean(conn, exc)
                 if broken:
-                    conn.terminate()
+                    driver.terminate(conn)
                 error = translate(exc, broken=broken)
                 if isinstance(error, ConnectionLostError) and idempotent and attempt == 1:
                     continue
@@ -96,7 +96,7 @@ class AsyncpgDatastore:
                 raise error from exc
             except BaseException:
                 # Cancelled mid-call: the connection may be mid-protocol.
-                conn.terminate()
+                driver.terminate(conn)
                 raise
             finally:
                 await acquisition.__aexit__(None, None, None)
@@ -115,7 +115,7 @@ class AsyncpgDatastore:
                 raise self._acquire_error(exc) from exc
             if driver.sound(conn):
                 return acquisition, conn
-            conn.terminate()  # released closed, the pool opens a new one in its place
+            driver.terminate(conn)  # released closed, the pool opens a new one in its place
             await acquisition.__aexit__(None, None, None)
         msg = "no sound Postgres connection in the pool"
         raise ConnectionLostError(msg)

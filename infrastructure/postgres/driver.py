@@ -218,8 +218,11 @@ def sound(conn: Connection) -> bool:
     bytes asyncpg already read, or still waiting in the socket. Polling the socket
     costs no round trip, unlike a pre-ping.
     """
-    if conn.is_closed() or conn.is_in_transaction():
-        return False
+    try:
+        if conn.is_closed() or conn.is_in_transaction():
+            return False
+    except ClientInterfaceError:
+        return False  # a pool's proxy, detached from a connection that was lost
     transport = getattr(conn, "_transport", None)
     if transport is None:
         return True
@@ -236,6 +239,16 @@ def sound(conn: Connection) -> bool:
     p = poller()
     p.register(sock.fileno(), select.POLLIN)
     return not p.poll(0)
+
+
+def terminate(conn: Connection) -> None:
+    """Close at once. A pool's proxy whose connection was lost is detached from it, and
+    every call on it raises ("connection has been released back to the pool"): that
+    connection is closed already."""
+    try:
+        conn.terminate()
+    except ClientInterfaceError:
+        return
 
 
 def left_clean(conn: Connection, exc: BaseException) -> bool:

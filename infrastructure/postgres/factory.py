@@ -48,6 +48,7 @@ class AsyncpgFactory(InfrastructureFactory[AsyncpgTrackingRecorder]):
     ORIGINATOR_ID_TYPE = keys.ORIGINATOR_ID_TYPE
     POSTGRES_ENABLE_DB_FUNCTIONS = keys.POSTGRES_ENABLE_DB_FUNCTIONS
     CREATE_TABLE = "CREATE_TABLE"
+    WATCHED_TOPIC_PREFIX = "WATCHED_TOPIC_PREFIX"
 
     aggregate_recorder_class = AsyncpgAggregateRecorder
     application_recorder_class = AsyncpgApplicationRecorder
@@ -79,6 +80,7 @@ class AsyncpgFactory(InfrastructureFactory[AsyncpgTrackingRecorder]):
         )
         assert issubclass(recorder_class, AsyncpgApplicationRecorder)
         recorder = recorder_class(self.datastore, events_table_name=f"{prefix}_events")
+        recorder.watch_topics(self.env.get(self.WATCHED_TOPIC_PREFIX))
         if self.env_create_table():
             recorder.create_table()
         return recorder
@@ -112,6 +114,7 @@ class AsyncpgFactory(InfrastructureFactory[AsyncpgTrackingRecorder]):
             events_table_name=f"{events_prefix}_events",
             tracking_table_name=f"{tracking_prefix}_tracking",
         )
+        recorder.watch_topics(self.env.get(self.WATCHED_TOPIC_PREFIX))
         if self.env_create_table():
             recorder.create_table()
         return recorder

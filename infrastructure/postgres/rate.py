@@ -50,15 +50,24 @@ class AsyncpgRateCounter(AsyncpgRecorder, RateCounter):
             DdlStep("function", FUNCTION, self._function()),
         ]
 
+    admits_async = True
+
     def admit(self, key: str, cap: int) -> float | None:
+        # Not retried on a lost connection: the admission may have been counted.
+        wait = self.datastore.run(self._admit(key, cap), idempotent=False)
+        return None if wait is None else float(wait)
+
+    async def async_admit(self, key: str, cap: int) -> float | None:
+        wait = await self.datastore.arun(self._admit(key, cap), idempotent=False)
+        return None if wait is None else float(wait)
+
+    def _admit(self, key: str, cap: int) -> driver.Operation[Any]:
         at = self.clock() if self.clock is not None else None
 
         async def admit(conn: driver.Connection) -> Any:
             return await conn.fetchval(self.call, self.name, key, cap, at)
 
-        # Not retried on a lost connection: the admission may have been counted.
-        wait = self.datastore.run(admit, idempotent=False)
-        return None if wait is None else float(wait)
+        return admit
 
     def _function(self) -> str:
         return f"""

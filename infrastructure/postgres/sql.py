@@ -249,6 +249,29 @@ $sluice$"""
     def max_notification_id(self) -> str:
         return f"SELECT MAX(notification_id) FROM {self.qualified}"
 
+    # The events whose topics start with a prefix (WATCHED_TOPIC_PREFIX): a partial index of
+    # their notification ids, so the last one's is read from the index's end. The predicate
+    # is written out as a literal, the same text in the index and the query, which is what
+    # lets the planner use a partial index.
+
+    def watched_index_name(self, prefix: str) -> str:
+        digest = hashlib.sha1(prefix.encode(), usedforsecurity=False).hexdigest()[:8]
+        return derived_name(self.table, f"watched_{digest}_idx")
+
+    def create_watched_index(self, prefix: str) -> str:
+        return (
+            f"CREATE INDEX IF NOT EXISTS {quote_ident(self.watched_index_name(prefix))} "
+            f"ON {self.qualified} (notification_id) WHERE {_topic_like(prefix)}"
+        )
+
+    def last_watched_position(self, prefix: str) -> str:
+        return f"SELECT MAX(notification_id) FROM {self.qualified} WHERE {_topic_like(prefix)}"
+
+
+def _topic_like(prefix: str) -> str:
+    pattern = prefix.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+    return f"topic LIKE {quote_literal(pattern)}"
+
 
 @dataclass(frozen=True)
 class TrackingSql:

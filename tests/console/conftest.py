@@ -8,10 +8,12 @@ with one notice, or fail under CI=true, where a missing browser must not pass un
 
 from __future__ import annotations
 
+import fcntl
 import os
 import shutil
 import subprocess
 import sys
+import tempfile
 from collections.abc import Generator, Iterator
 from pathlib import Path
 from uuid import uuid4
@@ -23,6 +25,7 @@ from playwright.sync_api import BrowserContext, Page, Playwright, expect, sync_p
 from tests.served import serving
 
 CHROMIUM = Path("/usr/bin/chromium")
+INSTALL_LOCK = Path(tempfile.gettempdir()) / "sluice-tests-chromium.lock"
 # Without the background-networking flags Chromium reaches for the network at start, and
 # this machine's closed network refuses its connections.
 CHROMIUM_ARGS = [
@@ -71,9 +74,18 @@ def _install_chromium() -> str | None:
         return None
     if shutil.which("apt-get") is None:
         return "no /usr/bin/chromium and no apt-get to install it"
+    # One installer at a time: each pytest-xdist worker gets here, and a second apt-get
+    # fails at once on dpkg's lock instead of waiting for the first.
+    with INSTALL_LOCK.open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        return None if CHROMIUM.exists() else _apt_install_chromium()
+
+
+def _apt_install_chromium() -> str | None:
+    wait = ["-o", "DPkg::Lock::Timeout=600"]  # another program's apt-get, if any
     steps = (
-        ["apt-get", "update"],
-        ["apt-get", "install", "-y", "chromium"],
+        ["apt-get", *wait, "update"],
+        ["apt-get", *wait, "install", "-y", "chromium"],
     )
     for step in steps:
         try:

@@ -96,9 +96,9 @@ def answer_within(
 
 
 @contextmanager
-def events_locked(schema: str) -> Iterator[None]:
+def events_locked(schema: str, table: str = "ledger_events") -> Iterator[None]:
     with support.admin_connection() as holder, holder.transaction():
-        holder.execute(f'LOCK TABLE "{schema}"."ledger_events" IN ACCESS EXCLUSIVE MODE')
+        holder.execute(f'LOCK TABLE "{schema}"."{table}" IN ACCESS EXCLUSIVE MODE')
         yield
 
 
@@ -142,7 +142,9 @@ def test_health_answers_at_once_when_every_worker_thread_waits_on_the_store(
     schema: str, environment: dict[str, str]
 ) -> None:
     # No bounds on waits here, so that requests keep the server's worker threads (40)
-    # and its Postgres connections (15) for as long as the table stays locked.
+    # and its Postgres connections (15) for as long as the table stays locked. The table
+    # is the balances' read model: a remembered key is checked on the event loop, against
+    # the log, and the read then waits in a worker thread.
     unbounded = {
         "POSTGRES_LOCK_TIMEOUT": "0",
         "POSTGRES_STATEMENT_TIMEOUT": "0",
@@ -151,7 +153,8 @@ def test_health_answers_at_once_when_every_worker_thread_waits_on_the_store(
     with served(postgres_url(schema), environment, **unbounded) as client:
         assert client.get("/health", headers=ADMIN).json()["store"] == "reachable"
         waiting: list[Future[httpx.Response]] = []
-        with ThreadPoolExecutor(48) as pool, events_locked(schema):
+        assert read(client).status_code == 200  # the key is remembered from here on
+        with ThreadPoolExecutor(48) as pool, events_locked(schema, "rm_balances"):
             waiting = [pool.submit(read, client) for _ in range(48)]
             saturated = False
             deadline = time.monotonic() + 30
@@ -163,6 +166,8 @@ def test_health_answers_at_once_when_every_worker_thread_waits_on_the_store(
                     saturated = True
             assert saturated, "the worker threads never filled up"
 
+            # Every connection of the pool is held by a waiting read: the store's check
+            # finds none free in time, and says so at once.
             assert "no answer within" in assert_health_degraded_at_once(client)["store"]
             assert_health_degraded_at_once(client)
             assert not any(request.done() for request in waiting)

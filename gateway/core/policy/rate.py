@@ -32,17 +32,33 @@ class RateLimiter:
     def admit_or_refuse(self, principal: PrincipalView, cap: str, may: str) -> None:
         """Count one of the principal's; past the cap, a rate-limited refusal that names the
         cap, what the principal `may` do, and when to retry."""
-        wait = self.admit(principal.name)
-        if wait is not None:
-            raise GatewayError(
-                "rate-limited",
-                f"cap {cap}: principal {principal.name} may {may}; retry in {wait:.0f} s",
-                extra={"retry_after": max(1, round(wait))},
-            )
+        _refuse_past_cap(principal, cap, may, self.admit(principal.name))
 
     def admit_request(self, principal: PrincipalView) -> None:
         """Count one request of the principal; past its cap, a rate-limited refusal."""
-        self.admit_or_refuse(principal, REQUESTS, f"make {self.per_minute} requests a minute")
+        self.admit_or_refuse(principal, REQUESTS, self._may_request())
+
+    @property
+    def admits_async(self) -> bool:
+        """True when `async_admit_request` never blocks its event loop."""
+        return self.counter.admits_async
+
+    async def async_admit_request(self, principal: PrincipalView) -> None:
+        """As `admit_request`, on the caller's event loop."""
+        wait = await self.counter.async_admit(principal.name, self.per_minute)
+        _refuse_past_cap(principal, REQUESTS, self._may_request(), wait)
+
+    def _may_request(self) -> str:
+        return f"make {self.per_minute} requests a minute"
 
     def close(self) -> None:
         self.counter.close()
+
+
+def _refuse_past_cap(principal: PrincipalView, cap: str, may: str, wait: float | None) -> None:
+    if wait is not None:
+        raise GatewayError(
+            "rate-limited",
+            f"cap {cap}: principal {principal.name} may {may}; retry in {wait:.0f} s",
+            extra={"retry_after": max(1, round(wait))},
+        )

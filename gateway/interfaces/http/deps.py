@@ -6,26 +6,37 @@ from typing import Annotated
 
 from fastapi import Depends, Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
+from starlette.concurrency import run_in_threadpool
 
 from application.principals import PrincipalView
 from gateway.bootstrap import Sluice
 from gateway.core.errors import GatewayError
 from gateway.core.facade import Gateway
+from gateway.core.policy.rate import RateLimiter
 from gateway.core.read_side import ReadSide
 
 bearer = HTTPBearer(auto_error=False, description="An API key: `Authorization: Bearer sk-...`")
 
 
-def get_sluice(request: Request) -> Sluice:
+# The dependencies that only look something up are coroutines: FastAPI runs a plain
+# function in its thread pool, and a hand-over to a worker thread costs more than most
+# requests' own work. Those that wait on the store stay plain functions.
+
+
+def _sluice(request: Request) -> Sluice:
     sluice: Sluice = request.app.state.sluice
     return sluice
 
 
-def get_gateway(request: Request) -> Gateway:
-    return get_sluice(request).gateway
+async def get_sluice(request: Request) -> Sluice:
+    return _sluice(request)
 
 
-def get_read_side(request: Request) -> ReadSide:
+async def get_gateway(request: Request) -> Gateway:
+    return _sluice(request).gateway
+
+
+async def get_read_side(request: Request) -> ReadSide:
     read_side: ReadSide = request.app.state.read_side
     return read_side
 
@@ -37,11 +48,15 @@ CLIENT_HEADER = "x-sluice-client"
 SESSION_COOKIE = "sluice_console"
 
 
-def get_principal(
+async def get_principal(
     request: Request,
     credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(bearer)],
 ) -> PrincipalView:
-    gateway = get_gateway(request)
+    """The key's principal, counted against its request cap. A key this process remembers is
+    checked on the event loop where the store reads asynchronously (Postgres); otherwise in
+    one thread of the pool, as a plain dependency would be."""
+    gateway = _sluice(request).gateway
+    limiter: RateLimiter = request.app.state.request_limiter
     # The console says it is the console; the header is a label for the record, not a
     # credential (the key and its scope decide what may be done).
     console = request.headers.get(CLIENT_HEADER) == "console"
@@ -53,8 +68,24 @@ def get_principal(
         raise GatewayError("unauthenticated", "send `Authorization: Bearer <api key>`")
     else:
         key = credentials.credentials
-    principal = gateway.authenticate(key, "console" if console else "http")
-    request.app.state.request_limiter.admit_request(principal)
+    interface = "console" if console else "http"
+    principal = await gateway.async_remembered(key, interface)
+    if principal is not None and limiter.admits_async:
+        await limiter.async_admit_request(principal)
+        return principal
+    return await run_in_threadpool(_admitted, gateway, limiter, key, interface, principal)
+
+
+def _admitted(
+    gateway: Gateway,
+    limiter: RateLimiter,
+    key: str,
+    interface: str,
+    principal: PrincipalView | None,
+) -> PrincipalView:
+    if principal is None:
+        principal = gateway.authenticate(key, interface)
+    limiter.admit_request(principal)
     return principal
 
 
