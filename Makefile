@@ -7,7 +7,7 @@ STAMP := $(VENV)/.installed
 
 .PHONY: run shell test test-quick lint format typecheck clean \
 	bench-sandbox bench-store bench-http bench-agent bench-replay bench-mcp bench-bank \
-	bench-sandbox-waits bench-soak bench-logging bench-growth bench-scale eval-agent
+	bench-sandbox-waits bench-soak bench-logging bench-growth bench-scale bench-pgbench eval-agent
 
 $(STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "Sluice needs Python 3.11 or newer")'
@@ -97,3 +97,8 @@ bench-growth: $(STAMP)
 # N gateway processes (1, 2, 4) on one Postgres: direct transfers and propose+confirm.
 bench-scale: $(STAMP)
 	$(BIN)/python -m benchmarks.bench_scale $(ARGS)
+
+# The store's transfer statements sent by pgbench (C), by the recorder and by a whole
+# application transfer, side by side: where Postgres itself is the limit.
+bench-pgbench: $(STAMP)
+	$(BIN)/python -m benchmarks.bench_pgbench $(ARGS)
