@@ -23,11 +23,15 @@ SLUICE = str(Path(sys.executable).parent / "sluice")
 UNCAPPED = {"SLUICE_CAP_REQUESTS_PER_MINUTE": "1000000"}
 
 
-@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
+# One pair of gateways per store for the module: each test acts on keys of its own.
+@pytest.fixture(
+    scope="module", params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)]
+)
 def gateways(
-    request: pytest.FixtureRequest, tmp_path: Path
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[tuple[dict[str, str], list[str]]]:
-    with empty_store(request.param, tmp_path) as url, ExitStack() as stack:
+    folder = tmp_path_factory.mktemp("revocation")
+    with empty_store(request.param, folder) as url, ExitStack() as stack:
         env = {**os.environ, **UNCAPPED, "SLUICE_DATABASE_URL": url}
         first = stack.enter_context(serving([SLUICE, "serve", "--demo"], env))
         second = stack.enter_context(serving([SLUICE, "serve", "--no-projector"], env))

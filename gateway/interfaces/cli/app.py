@@ -12,13 +12,11 @@ from typing import Annotated, NoReturn
 import typer
 from eventsourcing.persistence import PersistenceError
 from rich.console import Console
-from rich.text import Text
 
 from application import principals
-from application.inert_text import inert
 from application.principals import PrincipalView
 from application.store_config import redacted
-from gateway.bootstrap import CONFIG_ERRORS, Sluice
+from gateway.bootstrap import Sluice
 from gateway.core.catalog import UnknownUseCaseError
 from gateway.core.errors import GatewayError
 from gateway.core.paging import MAX_LIMIT
@@ -27,12 +25,14 @@ from gateway.interfaces.cli.flow import decide, submit
 from gateway.interfaces.cli.inbox import list_proposals
 from gateway.interfaces.cli.keys import key_app, principal_app
 from gateway.interfaces.cli.log_options import LogFormatOption, LogLevelOption, start_logging
+from gateway.interfaces.cli.opening import error as _error
+from gateway.interfaces.cli.opening import open_sluice as _open
+from gateway.interfaces.cli.opening import usage_error as _usage_error
 from gateway.interfaces.cli.operate import audit_app, events, export, project, replay
 from gateway.interfaces.cli.render import as_json, show_outcome
 from gateway.interfaces.cli.report import RunReport
 from gateway.interfaces.cli.run_ids import RunIdError, resolve_run_id
-from gateway.interfaces.cli.store_check import missing_store, store_note
-from gateway.logs.redact import redact
+from gateway.interfaces.cli.store_check import store_note
 
 app = typer.Typer(
     name="sluice",
@@ -70,25 +70,12 @@ app.command()(replay)
 app.command()(project)
 app.command()(events)
 app.command()(export)
-USAGE_ERROR = 2
 STARTUP_FAILURE = 3  # as uvicorn's own
 
 KeyOption = Annotated[str | None, typer.Option("--key", help="The principal's API key.")]
 AsOption = Annotated[
     str | None, typer.Option("--as", help="Act as this demo principal (its demo key).")
 ]
-
-
-def _open(*, expect_data: bool = True) -> Sluice:
-    """The system on its store; `expect_data` refuses a store that does not exist yet rather
-    than create an empty one (a command run in the wrong folder)."""
-    missing = missing_store() if expect_data else None
-    if missing:
-        _usage_error(missing)
-    try:
-        return Sluice()
-    except CONFIG_ERRORS as error:
-        _usage_error(str(error))
 
 
 def _check_agent_settings() -> None:
@@ -99,17 +86,6 @@ def _check_agent_settings() -> None:
     invalid = AgentConfig.from_env().invalid()
     if invalid is not None:
         _usage_error(invalid)
-
-
-def _usage_error(message: str) -> NoReturn:
-    _error(message)
-    raise typer.Exit(USAGE_ERROR)
-
-
-def _error(message: str) -> None:
-    """One line on stderr; the message may quote what the user typed, so it is data."""
-    # An error of the store may quote its address, a password with it: never shown.
-    Console(stderr=True).print(Text.assemble(("error:", "red"), " ", inert(redact(message))))
 
 
 def _principal(sluice: Sluice, key: str | None, as_: str | None) -> PrincipalView:

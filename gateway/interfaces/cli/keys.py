@@ -4,24 +4,21 @@ from __future__ import annotations
 
 import re
 from datetime import UTC, datetime, timedelta
-from typing import Annotated, NoReturn
+from typing import Annotated
 
 import typer
 from rich.console import Console
 from rich.table import Table
-from rich.text import Text
 
 from application import principals
-from application.inert_text import inert
 from application.key_list import list_keys, list_principals, revoke_all, revoke_by_id
 from application.principals import PrincipalError
-from gateway.bootstrap import CONFIG_ERRORS, Sluice
+from gateway.interfaces.cli.opening import open_sluice as _open
+from gateway.interfaces.cli.opening import usage_error as _usage_error
 from gateway.interfaces.cli.render import shown
-from gateway.interfaces.cli.store_check import missing_store
 
 principal_app = typer.Typer(help="Principals and their API keys.", no_args_is_help=True)
 key_app = typer.Typer(help="API keys: list them, revoke them by id.", no_args_is_help=True)
-USAGE_ERROR = 2
 
 ScopeOption = Annotated[
     str,
@@ -37,21 +34,6 @@ ExpiresOption = Annotated[
 ]
 DURATION = re.compile(r"(\d+)([smhd])")
 UNITS = {"s": "seconds", "m": "minutes", "h": "hours", "d": "days"}
-
-
-def _usage_error(message: str) -> NoReturn:
-    Console(stderr=True).print(Text.assemble(("error:", "red"), " ", inert(message)))
-    raise typer.Exit(USAGE_ERROR)
-
-
-def _open(*, expect_data: bool = True) -> Sluice:
-    missing = missing_store() if expect_data else None
-    if missing:
-        _usage_error(missing)
-    try:
-        return Sluice()
-    except CONFIG_ERRORS as error:
-        _usage_error(str(error))
 
 
 def _expiry(given: str | None) -> datetime | None:
