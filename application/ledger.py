@@ -13,7 +13,7 @@ from eventsourcing.persistence import Recording
 from eventsourcing.utils import get_topic, strtobool
 
 from application.aggregate_cache import HotAggregates
-from application.repository import BoundedRepository
+from application.repository import BoundedRepository, project_events
 from domain.account import Account, account_id
 from domain.errors import AccountNotFoundError
 from domain.principal import ApiKey, Principal
@@ -105,7 +105,8 @@ class Ledger(Application[UUID]):
         for aggregate_id, (low, high) in spans.items():
             if high // SNAPSHOT_EVERY > (low - 1) // SNAPSHOT_EVERY:
                 try:
-                    self.take_snapshot(aggregate_id, version=high)
+                    # Replayed as every load is: without the per-event Protocol check.
+                    self.take_snapshot(aggregate_id, version=high, projector_func=project_events)
                 except Exception as error:  # a snapshot is only a shortcut
                     _log.info(
                         "snapshot of %s at version %d not taken: %s", aggregate_id, high, error
