@@ -20,7 +20,8 @@ bearer = HTTPBearer(auto_error=False, description="An API key: `Authorization: B
 
 # The dependencies that only look something up are coroutines: FastAPI runs a plain
 # function in its thread pool, and a hand-over to a worker thread costs more than most
-# requests' own work. Those that wait on the store stay plain functions.
+# requests' own work. `get_principal` awaits the store where it can and hands over to a
+# thread only where it must.
 
 
 def _sluice(request: Request) -> Sluice:
