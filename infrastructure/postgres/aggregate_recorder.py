@@ -9,6 +9,7 @@ from uuid import UUID
 from eventsourcing.persistence import AggregateRecorder, DataError, StoredEvent, Tracking
 
 from infrastructure.postgres import driver
+from infrastructure.postgres import rows as rows_as
 from infrastructure.postgres.datastore import AsyncpgDatastore
 from infrastructure.postgres.recorder import AsyncpgRecorder, DdlStep
 from infrastructure.postgres.sql import EventsSql, check_identifier
@@ -123,7 +124,7 @@ class AsyncpgAggregateRecorder(AsyncpgRecorder, AggregateRecorder):
 
         async def select(conn: driver.Connection) -> list[StoredEvent]:
             rows = await conn.fetch(query, *params)
-            return [StoredEvent(stored_id, r[0], r[1], r[2]) for r in rows]
+            return [rows_as.stored_event(stored_id, r) for r in rows]
 
         return select
 

@@ -8,6 +8,7 @@ from typing import Any
 from eventsourcing.persistence import ApplicationRecorder, Notification, Subscription
 
 from infrastructure.postgres import driver
+from infrastructure.postgres import rows as rows_as
 from infrastructure.postgres.aggregate_recorder import AsyncpgAggregateRecorder
 from infrastructure.postgres.recorder import DdlStep
 from infrastructure.postgres.sql import quote_ident
@@ -128,6 +129,6 @@ class AsyncpgApplicationRecorder(AsyncpgAggregateRecorder, ApplicationRecorder):
 
         async def select(conn: driver.Connection) -> list[Notification]:
             rows = await conn.fetch(query, *params)
-            return [Notification(r[1], r[2], r[3], r[4], r[0]) for r in rows]
+            return [rows_as.notification(r) for r in rows]
 
         return select
