@@ -8,12 +8,14 @@ shape the use case declares.
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import cached_property
 from typing import Any, Literal
 
 from application.bank.queries import GetBalance, ListAccounts, Statement
 from application.bank.results import AccountView, StatementEntry
 from application.read_models.rows import BalanceRow, StatementRow
 from application.read_models.service import ReadModels
+from application.read_models.store import AsyncBalances
 from application.use_case import UseCase
 from domain.account import CURRENCY, account_id
 from domain.errors import AccountNotFoundError
@@ -41,14 +43,37 @@ class ReadModelQueries:
             self.read_models.catch_up()
         return self._handlers[type(use_case)](use_case, visible)
 
+    def answers_async(self, use_case: type[UseCase[Any]], *, consistent: bool) -> bool:
+        """Whether `async_answer` can answer it now: a balance or a list of accounts, from
+        views a projector keeps current, in a store that reads them on an event loop."""
+        return (
+            use_case in (GetBalance, ListAccounts)
+            and not consistent
+            and self._async_store is not None
+            and self.is_fresh()
+        )
+
+    async def async_answer(self, use_case: UseCase[Any], visible: Visible) -> Any:
+        """As `answer`, without blocking the caller's event loop (see `answers_async`)."""
+        store = self._async_store
+        assert store is not None, "answers_async says when this may be called"
+        if isinstance(use_case, GetBalance):
+            rows = await store.async_balances([use_case.account])
+            return _found(use_case.account, rows).balance
+        assert isinstance(use_case, ListAccounts), "answers_async says which use cases"
+        return _listed(use_case, await store.async_balances(visible))
+
+    @cached_property
+    def _async_store(self) -> AsyncBalances | None:
+        # Asked once: a check against a runtime Protocol is too dear for every request.
+        store = self.read_models.store
+        return store if isinstance(store, AsyncBalances) else None
+
     def _get_balance(self, query: GetBalance, visible: Visible) -> Any:
         return self._row(query.account).balance
 
     def _list_accounts(self, query: ListAccounts, visible: Visible) -> list[AccountView]:
-        rows = self.read_models.store.balances(visible)
-        return [
-            _account_view(row) for row in rows if query.owner is None or row.owner == query.owner
-        ]
+        return _listed(query, self.read_models.store.balances(visible))
 
     def _statement(self, query: Statement, visible: Visible) -> list[StatementEntry]:
         self._row(query.account)
@@ -56,10 +81,17 @@ class ReadModelQueries:
         return [statement_entry(row) for row in rows]
 
     def _row(self, account: str) -> BalanceRow:
-        rows = self.read_models.store.balances([account])
-        if not rows:
-            raise AccountNotFoundError(account)
-        return rows[0]
+        return _found(account, self.read_models.store.balances([account]))
+
+
+def _found(account: str, rows: list[BalanceRow]) -> BalanceRow:
+    if not rows:
+        raise AccountNotFoundError(account)
+    return rows[0]
+
+
+def _listed(query: ListAccounts, rows: list[BalanceRow]) -> list[AccountView]:
+    return [_account_view(row) for row in rows if query.owner is None or row.owner == query.owner]
 
 
 def _account_view(row: BalanceRow) -> AccountView:

@@ -16,6 +16,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
+from typing import Protocol, runtime_checkable
 
 from eventsourcing.persistence import IntegrityError, Tracking, TrackingRecorder
 
@@ -55,6 +56,15 @@ class StaleWindowError(IntegrityError):
         )
         self.window = window
         self.recorded = recorded
+
+
+@runtime_checkable
+class AsyncBalances(Protocol):
+    """A store that also reads balances on the caller's event loop (Postgres, by asyncpg),
+    so that a served read waits for the database without holding a worker thread."""
+
+    async def async_balances(self, accounts: Collection[str] | None = None) -> list[BalanceRow]:
+        """As `ReadModelStore.balances`."""
 
 
 class ReadModelStore(TrackingRecorder, ABC):

@@ -147,13 +147,8 @@ class Gateway:
         as the call's events (an Idempotency-Key's answer); the response then carries no
         log positions, so that a replay of it is identical.
         """
-        use_case_class = self.check_direct(principal, name)
-        if not isinstance(arguments, dict):
-            raise GatewayError("bad-request", f"{name}: arguments must be a JSON object")
-        try:
-            use_case = use_case_class.model_validate(arguments)
-        except ValidationError as error:
-            raise GatewayError("bad-request", f"{name}: {describe(error)}") from None
+        use_case = self._direct_use_case(principal, name, arguments)
+        use_case_class = type(use_case)
         source = json.dumps({"use_case": name, "arguments": plain(use_case.model_dump())})
         visible = visible_accounts(principal)
         # A direct call has no preview a person agreed to: when the accounts it read moved
@@ -181,6 +176,33 @@ class Gateway:
                         "conflict", f"{conflict} (tried {DIRECT_ATTEMPTS} times)"
                     ) from None
         raise AssertionError("unreachable")
+
+    async def async_query(
+        self, principal: PrincipalView, name: str, arguments: Any, *, consistent: bool = False
+    ) -> Outcome | None:
+        """As `call` for a read the read models answer on the caller's event loop (see
+        `ReadModelQueries.answers_async`); None when they cannot, or when the call is
+        refused: `call`, in a thread, then answers it and records the refusal."""
+        queries = self.queries
+        use_case = self._direct_use_case(principal, name, arguments)
+        if queries is None or not queries.answers_async(type(use_case), consistent=consistent):
+            return None
+        try:
+            PrincipalGuard(principal, self.catalog, self.caps).check_call(use_case)
+            value = await queries.async_answer(use_case, visible_accounts(principal))
+        except (CallRefusedError, DomainError):
+            return None
+        return _answered(type(use_case).result_adapter().dump_python(value, mode="json"))
+
+    def _direct_use_case(self, principal: PrincipalView, name: str, arguments: Any) -> UseCase[Any]:
+        """The use case a direct call names, validated; `forbidden` or `bad-request` if not."""
+        use_case_class = self.check_direct(principal, name)
+        if not isinstance(arguments, dict):
+            raise GatewayError("bad-request", f"{name}: arguments must be a JSON object")
+        try:
+            return use_case_class.model_validate(arguments)
+        except ValidationError as error:
+            raise GatewayError("bad-request", f"{name}: {describe(error)}") from None
 
     def propose(
         self, principal: PrincipalView, language: str, source: str, *, request: str | None = None

@@ -94,7 +94,10 @@ class ReadSide:
         check_limit(limit)
         after = None if cursor is None else decode_cursor(cursor, "accounts", str)
         self.reach(min_position)
-        rows = self.accounts(principal, consistent=consistent)
+        return self._page(self.accounts(principal, consistent=consistent), after, limit)
+
+    @staticmethod
+    def _page(rows: list[AccountView], after: str | None, limit: int) -> Page[AccountView]:
         if after is not None:
             rows = [row for row in rows if row.account > after]
         return page_of(rows, limit, "accounts", lambda row: row.account)
@@ -150,14 +153,63 @@ class ReadSide:
         outcome = self.gateway.call(principal, ListAccounts.name, {}, consistent=consistent)
         return ACCOUNTS.validate_python(outcome.result)
 
-    def account(
-        self, principal: PrincipalView, account: str, *, consistent: bool = False
-    ) -> AccountView:
+    # The same reads on the caller's event loop, where the store allows it.
+
+    async def async_account(
+        self,
+        principal: PrincipalView,
+        account: str,
+        *,
+        consistent: bool = False,
+        min_position: int | None = None,
+    ) -> AccountView | None:
+        """As `account`, without a worker thread; None when it cannot be answered so (a
+        store without asynchronous reads, a position to wait for, a read that must catch
+        up first, a refused call): `account`, in a thread, then answers."""
+        if min_position is not None:
+            return None
         self._readable(principal, account)
-        for row in self.accounts(principal, consistent=consistent):
-            if row.account == account:
-                return row
-        raise GatewayError("not-found", f"no account {account}")
+        rows = await self.async_accounts(principal, consistent=consistent)
+        return None if rows is None else _one(account, rows)
+
+    async def async_accounts_page(
+        self,
+        principal: PrincipalView,
+        *,
+        cursor: str | None = None,
+        limit: int = 100,
+        consistent: bool = False,
+        min_position: int | None = None,
+    ) -> Page[AccountView] | None:
+        """As `accounts_page`, without a worker thread; None as for `async_account`."""
+        check_limit(limit)
+        after = None if cursor is None else decode_cursor(cursor, "accounts", str)
+        if min_position is not None:
+            return None
+        rows = await self.async_accounts(principal, consistent=consistent)
+        if rows is None:
+            return None
+        return self._page(rows, after, limit)
+
+    async def async_accounts(
+        self, principal: PrincipalView, *, consistent: bool = False
+    ) -> list[AccountView] | None:
+        outcome = await self.gateway.async_query(
+            principal, ListAccounts.name, {}, consistent=consistent
+        )
+        return None if outcome is None else ACCOUNTS.validate_python(outcome.result)
+
+    def account(
+        self,
+        principal: PrincipalView,
+        account: str,
+        *,
+        consistent: bool = False,
+        min_position: int | None = None,
+    ) -> AccountView:
+        self.reach(min_position)
+        self._readable(principal, account)
+        return _one(account, self.accounts(principal, consistent=consistent))
 
     def statement(
         self, principal: PrincipalView, account: str, limit: int, *, consistent: bool = False
@@ -197,3 +249,10 @@ def _not_an_auditor(principal: PrincipalView, what: str) -> GatewayError:
     return GatewayError(
         "forbidden", f"{what} may be read by auditors and admins, not principal {principal.name}"
     )
+
+
+def _one(account: str, rows: list[AccountView]) -> AccountView:
+    for row in rows:
+        if row.account == account:
+            return row
+    raise GatewayError("not-found", f"no account {account}")

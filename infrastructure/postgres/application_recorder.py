@@ -23,10 +23,14 @@ class AsyncpgApplicationRecorder(AsyncpgAggregateRecorder, ApplicationRecorder):
     # `last_watched_position` reads the last one's notification id from that index.
     watched_topic_prefix: str | None = None
     _watched_indexed: bool | None = None
+    # The read of each prefix asked, made once: its statement and names are the same on
+    # every call, and authentication asks for it on every request.
+    _watched_reads: dict[str, driver.Operation[int | None]] | None = None
 
     def watch_topics(self, prefix: str | None) -> None:
         self.watched_topic_prefix = prefix or None
         self._watched_indexed = None
+        self._watched_reads = None
 
     def ddl(self) -> list[DdlStep]:
         steps = super().ddl()
@@ -41,10 +45,19 @@ class AsyncpgApplicationRecorder(AsyncpgAggregateRecorder, ApplicationRecorder):
         """The notification id of the last event whose topic starts with `prefix`; for
         another prefix than the watched one, of the last event of any topic (as late or
         later: what a caller checking for changes may safely use)."""
-        return self.datastore.run(self._last_watched(prefix))
+        return self.datastore.run(self._watched_read(prefix))
 
     async def async_last_watched_position(self, prefix: str) -> int | None:
-        return await self.datastore.arun(self._last_watched(prefix))
+        return await self.datastore.arun(self._watched_read(prefix))
+
+    def _watched_read(self, prefix: str) -> driver.Operation[int | None]:
+        reads = self._watched_reads
+        if reads is None:
+            reads = self._watched_reads = {}
+        read = reads.get(prefix)
+        if read is None:
+            read = reads[prefix] = self._last_watched(prefix)
+        return read
 
     def _last_watched(self, prefix: str) -> driver.Operation[int | None]:
         watched = self.watched_topic_prefix

@@ -190,18 +190,26 @@ class AsyncpgReadModelStore(AsyncpgTrackingRecorder, ReadModelStore):
     # Reads.
 
     def balances(self, accounts: Collection[str] | None = None) -> list[BalanceRow]:
+        return _balance_rows(self.datastore.run(self._balances_query(accounts)))
+
+    async def async_balances(self, accounts: Collection[str] | None = None) -> list[BalanceRow]:
+        """As `balances`, on the caller's event loop (asyncpg's pool of that loop)."""
+        return _balance_rows(await self.datastore.arun(self._balances_query(accounts)))
+
+    def _balances_query(
+        self, accounts: Collection[str] | None
+    ) -> driver.Operation[list[driver.Record]]:
         where, args = (
             ("", []) if accounts is None else (" WHERE account = ANY($1)", [list(accounts)])
         )
         # By code point, as every store and the use case itself list them, whatever the
         # database's own collation (the official image's en_US puts `_` before `-`).
-        rows = self._fetch(
-            f'SELECT * FROM {self.t_balances}{where} ORDER BY account COLLATE "C"', *args
-        )
-        return [
-            BalanceRow(r["account"], r["owner"], r["balance"], r["status"], r["version"])
-            for r in rows
-        ]
+        query = f'SELECT * FROM {self.t_balances}{where} ORDER BY account COLLATE "C"'
+
+        async def fetch(conn: driver.Connection) -> list[driver.Record]:
+            return await conn.fetch(query, *args)
+
+        return fetch
 
     def statement(
         self, aggregate_id: str, limit: int, before_version: int | None = None
@@ -324,6 +332,12 @@ class AsyncpgReadModelStore(AsyncpgTrackingRecorder, ReadModelStore):
             return await conn.fetch(query, *args)
 
         return self.datastore.run(fetch)
+
+
+def _balance_rows(rows: list[driver.Record]) -> list[BalanceRow]:
+    return [
+        BalanceRow(r["account"], r["owner"], r["balance"], r["status"], r["version"]) for r in rows
+    ]
 
 
 def _statement_row(r: driver.Record) -> StatementRow:

@@ -156,15 +156,7 @@ def test_health_answers_at_once_when_every_worker_thread_waits_on_the_store(
         assert read(client).status_code == 200  # the key is remembered from here on
         with ThreadPoolExecutor(48) as pool, events_locked(schema, "rm_balances"):
             waiting = [pool.submit(read, client) for _ in range(48)]
-            saturated = False
-            deadline = time.monotonic() + 30
-            while not saturated and time.monotonic() < deadline:
-                # The console's page is served by a worker thread and needs no store.
-                try:
-                    client.get("/", timeout=0.5)
-                except httpx.TimeoutException:
-                    saturated = True
-            assert saturated, "the worker threads never filled up"
+            assert threads_filled(client), "the worker threads never filled up"
 
             # Every connection of the pool is held by a waiting read: the store's check
             # finds none free in time, and says so at once.
@@ -174,6 +166,63 @@ def test_health_answers_at_once_when_every_worker_thread_waits_on_the_store(
 
         assert all(request.result(timeout=60).status_code == 200 for request in waiting)
         assert client.get("/health").json()["status"] == "ok"
+
+
+def threads_filled(client: httpx.Client) -> bool:
+    """True once a request served by a worker thread (the console's page, which needs no
+    store) finds none free within half a second."""
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        try:
+            client.get("/", timeout=0.5)
+        except httpx.TimeoutException:
+            return True
+    return False
+
+
+def statement(client: httpx.Client) -> httpx.Response:
+    return client.get("/v1/accounts/alice/statement")
+
+
+@pytest.mark.postgres
+def test_balances_are_read_on_the_event_loop_while_every_worker_thread_waits(
+    schema: str, environment: dict[str, str]
+) -> None:
+    # Statements are read in worker threads; with their table locked and no bound on the
+    # waits, 48 of them hold all 40 threads. A balance read from views the projector keeps
+    # current needs none: it is answered on the event loop, through asyncpg's own pool.
+    unbounded = {
+        "POSTGRES_LOCK_TIMEOUT": "0",
+        "POSTGRES_STATEMENT_TIMEOUT": "0",
+        "POSTGRES_CONNECT_TIMEOUT": "120",
+    }
+    with served(postgres_url(schema), environment, **unbounded) as client:
+        assert deposit(client).status_code == 200
+        expected = read(client).json()  # consistent: the projector has this deposit
+        listed = client.get("/v1/accounts").json()
+        assert statement(client).status_code == 200
+        # A key is checked on the event loop once this process remembers it.
+        bob = {"Authorization": "Bearer sk-demo-bob"}
+        assert client.get("/v1/accounts", headers=bob).status_code == 200
+        with ThreadPoolExecutor(48) as pool, events_locked(schema, "rm_statement"):
+            waiting = [pool.submit(statement, client) for _ in range(48)]
+            assert threads_filled(client), "the worker threads never filled up"
+
+            balance, seconds = timed(lambda: client.get("/v1/accounts/alice", timeout=5))
+            assert (balance.status_code, balance.json()) == (200, expected), balance.text
+            accounts, _ = timed(lambda: client.get("/v1/accounts", timeout=5))
+            assert (accounts.status_code, accounts.json()) == (200, listed), accounts.text
+            print(f"balance answered in {seconds:.3f} s while the threads waited")
+            # Refusals are answered there too: another customer's account, and none.
+            forbidden = client.get("/v1/accounts/alice", headers=bob, timeout=5)
+            assert forbidden.status_code == 403, forbidden.text
+            assert client.get("/v1/accounts/nobody", timeout=5).status_code == 404
+            # A consistent read must catch the views up first, in a thread: it waits.
+            with pytest.raises(httpx.TimeoutException):
+                client.get("/v1/accounts/alice", params={"consistent": "true"}, timeout=1)
+            assert not any(request.done() for request in waiting)
+
+        assert all(request.result(timeout=60).status_code == 200 for request in waiting)
 
 
 def test_a_held_sqlite_write_lock_is_a_503_within_the_busy_timeout(

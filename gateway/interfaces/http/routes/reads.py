@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from collections.abc import Awaitable, Callable
+from typing import Annotated, ParamSpec, TypeVar
 
 from fastapi import APIRouter, Path, Query
+from starlette.concurrency import run_in_threadpool
 
 from application.bank import results as bank
 from gateway.core.paging import Page
@@ -19,6 +21,8 @@ from gateway.interfaces.http.schemas import (
 )
 
 router = APIRouter(prefix="/v1", responses=PROBLEMS)
+P = ParamSpec("P")
+T = TypeVar("T")
 AccountId = Annotated[str, Path(description="An account id, e.g. alice.", max_length=64)]
 Consistent = Annotated[
     bool,
@@ -32,7 +36,7 @@ Consistent = Annotated[
 @router.get(
     "/accounts", response_model=Page[AccountView], operation_id="list_accounts", tags=["accounts"]
 )
-def accounts(
+async def accounts(
     read_side: ReadSideDep,
     principal: PrincipalDep,
     cursor: Cursor = None,
@@ -42,15 +46,21 @@ def accounts(
 ) -> Page[bank.AccountView]:
     """The accounts this principal may see (a customer: its own), by account id, a page at
     a time."""
-    return read_side.accounts_page(
-        principal, cursor=cursor, limit=limit, consistent=consistent, min_position=min_position
+    return await _served(
+        read_side.async_accounts_page,
+        read_side.accounts_page,
+        principal,
+        cursor=cursor,
+        limit=limit,
+        consistent=consistent,
+        min_position=min_position,
     )
 
 
 @router.get(
     "/accounts/{account}", response_model=AccountView, operation_id="get_account", tags=["accounts"]
 )
-def account(
+async def account(
     read_side: ReadSideDep,
     principal: PrincipalDep,
     account: AccountId,
@@ -58,8 +68,14 @@ def account(
     min_position: MinPosition = None,
 ) -> bank.AccountView:
     """One account and its balance."""
-    read_side.reach(min_position)
-    return read_side.account(principal, account, consistent=consistent)
+    return await _served(
+        read_side.async_account,
+        read_side.account,
+        principal,
+        account,
+        consistent=consistent,
+        min_position=min_position,
+    )
 
 
 @router.get(
@@ -107,3 +123,17 @@ def run(
 ) -> RunStory:
     """The whole story of one run (auditors and admins)."""
     return read_side.run(principal, run_id)
+
+
+async def _served(
+    on_loop: Callable[P, Awaitable[T | None]],
+    in_thread: Callable[P, T],
+    *args: P.args,
+    **kwargs: P.kwargs,
+) -> T:
+    """The read answered on the event loop where the store reads asynchronously
+    (Postgres), without a worker thread; else (None) by its blocking twin in a thread."""
+    answered = await on_loop(*args, **kwargs)
+    if answered is not None:
+        return answered
+    return await run_in_threadpool(in_thread, *args, **kwargs)
