@@ -9,8 +9,8 @@ import asyncio
 from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
-import httpx
 import pytest
 from fastapi.testclient import TestClient
 
@@ -25,7 +25,7 @@ from tests.http.conftest import KEYS, auth
 from tests.stores import empty_store
 
 
-def answer(response: httpx.Response) -> tuple[int, object]:
+def answer(response: Any) -> tuple[int, object]:
     """The status and body, without the request's own id."""
     body = response.json()
     if isinstance(body, dict):
