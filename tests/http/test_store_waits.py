@@ -34,6 +34,13 @@ SQLITE_LOCK_SECONDS = int(SQLITE_WAITS["SQLITE_LOCK_TIMEOUT"])
 MARGIN = 3.0
 HEALTH_SECONDS = 1.0
 WAIT_VARIABLES = (*POSTGRES_WAITS, *SQLITE_WAITS)
+# No bounds on waits: requests keep the server's worker threads (40) and its Postgres
+# connections (15) for as long as a table stays locked.
+UNBOUNDED = {
+    "POSTGRES_LOCK_TIMEOUT": "0",
+    "POSTGRES_STATEMENT_TIMEOUT": "0",
+    "POSTGRES_CONNECT_TIMEOUT": "120",
+}
 
 
 @pytest.fixture
@@ -141,16 +148,9 @@ def test_a_locked_events_table_is_a_503_within_the_lock_timeout_and_writes_nothi
 def test_health_answers_at_once_when_every_worker_thread_waits_on_the_store(
     schema: str, environment: dict[str, str]
 ) -> None:
-    # No bounds on waits here, so that requests keep the server's worker threads (40)
-    # and its Postgres connections (15) for as long as the table stays locked. The table
-    # is the balances' read model: a remembered key is checked on the event loop, against
-    # the log, and the read then waits in a worker thread.
-    unbounded = {
-        "POSTGRES_LOCK_TIMEOUT": "0",
-        "POSTGRES_STATEMENT_TIMEOUT": "0",
-        "POSTGRES_CONNECT_TIMEOUT": "120",
-    }
-    with served(postgres_url(schema), environment, **unbounded) as client:
+    # The table locked is the balances' read model: a remembered key is checked on the
+    # event loop, against the log, and a consistent read then waits in a worker thread.
+    with served(postgres_url(schema), environment, **UNBOUNDED) as client:
         assert client.get("/health", headers=ADMIN).json()["store"] == "reachable"
         waiting: list[Future[httpx.Response]] = []
         assert read(client).status_code == 200  # the key is remembered from here on
@@ -191,12 +191,7 @@ def test_balances_are_read_on_the_event_loop_while_every_worker_thread_waits(
     # Statements are read in worker threads; with their table locked and no bound on the
     # waits, 48 of them hold all 40 threads. A balance read from views the projector keeps
     # current needs none: it is answered on the event loop, through asyncpg's own pool.
-    unbounded = {
-        "POSTGRES_LOCK_TIMEOUT": "0",
-        "POSTGRES_STATEMENT_TIMEOUT": "0",
-        "POSTGRES_CONNECT_TIMEOUT": "120",
-    }
-    with served(postgres_url(schema), environment, **unbounded) as client:
+    with served(postgres_url(schema), environment, **UNBOUNDED) as client:
         assert deposit(client).status_code == 200
         expected = read(client).json()  # consistent: the projector has this deposit
         listed = client.get("/v1/accounts").json()
