@@ -67,12 +67,21 @@ class KeyCache:
         """The key's principal if it was remembered at `position` (the store's current
         principals position, read by the caller) and has not expired; otherwise None, and
         `authenticate` decides."""
+        known = self.known(key, now)
+        if known is None or known[1] != position:
+            return None
+        return known[0]
+
+    def known(self, key: str, now: datetime) -> tuple[PrincipalView, int] | None:
+        """The key's principal, if remembered and not expired, with the principals position
+        it was remembered at: usable only while the store's position is still that one (a
+        caller that reads the position in the same statement as its next step)."""
         digest = principals.hash_key(key)
         with self._lock:
             known = self._known.get(digest)
-            if known is None or known.position != position:
+            if known is None:
                 return None
             self._known.move_to_end(digest)
         if known.expires_at is not None and now >= known.expires_at:
             return None
-        return known.principal
+        return known.principal, known.position

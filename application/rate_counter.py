@@ -41,6 +41,15 @@ class RateCounter(ABC):
         """As `admit`, awaited; blocks the loop unless `admits_async`."""
         return self.admit(key, cap)
 
+    async def async_admit_unless_moved(
+        self, key: str, cap: int, ledger: Ledger, position: int
+    ) -> tuple[bool, float | None] | None:
+        """As `async_admit`, but counted only if the ledger's principals position is still
+        `position`, read in the same statement: (False, None) when it has moved (nothing
+        counted), else (True, what `admit` answers). None when this counter cannot read
+        that position with its count (the caller reads it first, then admits)."""
+        return None
+
     def close(self) -> None:
         """Let go of anything held open (a connection); a closed counter is not used again."""
         return

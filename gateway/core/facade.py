@@ -97,19 +97,30 @@ class Gateway:
             )
         return replace(principal, interface=interface)
 
-    async def async_remembered(
-        self, api_key: str | None, interface: str | None = None
+    async def async_admitted(
+        self, api_key: str | None, interface: str | None, limiter: RateLimiter
     ) -> PrincipalView | None:
-        """As `authenticate`, without blocking the caller's event loop, for a key this
-        process remembers and whose principals position the store reads asynchronously;
-        None otherwise (then `authenticate`, in a thread, decides)."""
-        if not api_key:
+        """As `authenticate` and `limiter.admit_request`, without blocking the caller's event
+        loop, for a key this process remembers, on a store that reads the principals
+        position asynchronously; None otherwise, with nothing counted (then both, in a
+        thread, decide)."""
+        if not api_key or not limiter.admits_async:
             return None
-        position = await self.ledger.async_principals_position()
-        if position is None:
+        known = self.keys.known(api_key, self.clock())
+        if known is None:
             return None
-        principal = self.keys.remembered(api_key, position, self.clock())
-        return None if principal is None else replace(principal, interface=interface)
+        principal, remembered_at = known
+        principal = replace(principal, interface=interface)
+        # One statement where the store can: the position, and the count if it has not moved.
+        unmoved = await limiter.async_admit_request_unless_moved(
+            principal, self.ledger, remembered_at
+        )
+        if unmoved is None:
+            if await self.ledger.async_principals_position() != remembered_at:
+                return None
+            await limiter.async_admit_request(principal)
+            unmoved = True
+        return principal if unmoved else None
 
     # What it may see.
 

@@ -23,14 +23,16 @@ class AsyncpgApplicationRecorder(AsyncpgAggregateRecorder, ApplicationRecorder):
     # `last_watched_position` reads the last one's notification id from that index.
     watched_topic_prefix: str | None = None
     _watched_indexed: bool | None = None
-    # The read of each prefix asked, made once: its statement and names are the same on
-    # every call, and authentication asks for it on every request.
+    # The read of each prefix asked, and its statement, made once: they are the same on
+    # every call, and authentication asks for them on every request.
     _watched_reads: dict[str, driver.Operation[int | None]] | None = None
+    _watched_statements: dict[str, str] | None = None
 
     def watch_topics(self, prefix: str | None) -> None:
         self.watched_topic_prefix = prefix or None
         self._watched_indexed = None
         self._watched_reads = None
+        self._watched_statements = None
 
     def ddl(self) -> list[DdlStep]:
         steps = super().ddl()
@@ -60,23 +62,35 @@ class AsyncpgApplicationRecorder(AsyncpgAggregateRecorder, ApplicationRecorder):
         return read
 
     def _last_watched(self, prefix: str) -> driver.Operation[int | None]:
-        watched = self.watched_topic_prefix
-        statement = self.events_sql.last_watched_position(prefix) if watched else ""
-        index = self.events_sql.watched_index_name(prefix) if watched else ""
-        qualified = f"{quote_ident(self.datastore.schema)}.{quote_ident(index)}"
-
         async def last(conn: driver.Connection) -> int | None:
-            # Made with the table; a store opened with CREATE_TABLE=false may lack the
-            # index, and a scan of the whole log per call would cost more than it saves.
-            if self._watched_indexed is None and prefix == watched:
-                found = await conn.fetchval("SELECT to_regclass($1) IS NOT NULL", qualified)
-                self._watched_indexed = bool(found)
-            if prefix != watched or not self._watched_indexed:
-                return await self._max_notification_id(conn)
-            value = await conn.fetchval(statement)
+            value = await conn.fetchval(await self.watched_position_sql(conn, prefix))
             return None if value is None else int(value)
 
         return last
+
+    async def watched_position_sql(self, conn: driver.Connection, prefix: str) -> str:
+        """The statement `last_watched_position(prefix)` runs: one row, one column (the
+        position, or NULL before any such event), for a caller to read inside its own."""
+        statements = self._watched_statements
+        if statements is None:
+            statements = self._watched_statements = {}
+        statement = statements.get(prefix)
+        if statement is not None:
+            return statement
+        watched = self.watched_topic_prefix
+        # Made with the table; a store opened with CREATE_TABLE=false may lack the index,
+        # and a scan of the whole log per call would cost more than it saves.
+        if self._watched_indexed is None and prefix == watched:
+            index = self.events_sql.watched_index_name(prefix)
+            qualified = f"{quote_ident(self.datastore.schema)}.{quote_ident(index)}"
+            found = await conn.fetchval("SELECT to_regclass($1) IS NOT NULL", qualified)
+            self._watched_indexed = bool(found)
+        if prefix != watched or not self._watched_indexed:
+            statement = self.events_sql.max_notification_id()
+        else:
+            statement = self.events_sql.last_watched_position(prefix)
+        statements[prefix] = statement
+        return statement
 
     @property
     def channel_name(self) -> str:

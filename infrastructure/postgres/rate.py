@@ -15,9 +15,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from application.ledger import PRINCIPALS_TOPIC_PREFIX, Ledger
 from application.rate_counter import Clock, RateCounter
 from application.rate_window import SLOT_SECONDS, SLOTS
 from infrastructure.postgres import driver
+from infrastructure.postgres.application_recorder import AsyncpgApplicationRecorder
 from infrastructure.postgres.datastore import AsyncpgDatastore
 from infrastructure.postgres.recorder import AsyncpgRecorder, DdlStep
 from infrastructure.postgres.sql import quote_ident
@@ -36,6 +38,8 @@ class AsyncpgRateCounter(AsyncpgRecorder, RateCounter):
         self.table = f"{schema}.{quote_ident(TABLE)}"
         self.function = f"{schema}.{quote_ident(FUNCTION)}"
         self.call = f"SELECT {self.function}($1::text, $2::text, $3::int, $4::float8)"
+        # The count that reads the principals position first, per statement of that read.
+        self._unless_moved: dict[str, str] = {}
 
     def ddl(self) -> list[DdlStep]:
         return [
@@ -68,6 +72,33 @@ class AsyncpgRateCounter(AsyncpgRecorder, RateCounter):
             return await conn.fetchval(self.call, self.name, key, cap, at)
 
         return admit
+
+    async def async_admit_unless_moved(
+        self, key: str, cap: int, ledger: Ledger, position: int
+    ) -> tuple[bool, float | None] | None:
+        recorder = ledger.recorder
+        if (
+            not isinstance(recorder, AsyncpgApplicationRecorder)
+            or recorder.datastore is not self.datastore
+        ):
+            return None
+        at = self.clock() if self.clock is not None else None
+
+        async def admit(conn: driver.Connection) -> Any:
+            where = await recorder.watched_position_sql(conn, PRINCIPALS_TOPIC_PREFIX)
+            statement = self._unless_moved.get(where)
+            if statement is None:
+                # The count is a CASE branch: Postgres calls the function only when the
+                # position read in this statement's snapshot is the one remembered.
+                statement = self._unless_moved[where] = (
+                    "SELECT COALESCE(p.at, 0) = $5, CASE WHEN COALESCE(p.at, 0) = $5 "
+                    f"THEN {self.function}($1::text, $2::text, $3::int, $4::float8) END "
+                    f"FROM ({where}) AS p(at)"
+                )
+            return await conn.fetchrow(statement, self.name, key, cap, at, position)
+
+        unmoved, wait = await self.datastore.arun(admit, idempotent=False)
+        return bool(unmoved), None if wait is None else float(wait)
 
     def _function(self) -> str:
         return f"""

@@ -5,6 +5,7 @@ process still refuses what the minute has used up."""
 from __future__ import annotations
 
 import os
+import subprocess
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -13,6 +14,8 @@ from pathlib import Path
 import httpx
 import pytest
 
+from application.principals import demo_agent_key, demo_key, hash_key
+from domain.principal import api_key_id
 from tests.served import serving
 from tests.stores import empty_store
 
@@ -77,3 +80,39 @@ def test_two_processes_share_one_cap_and_a_restart_keeps_it(store_env: dict[str,
         refused = httpx.post(f"{restarted}/v1/programs", headers=ALICE, json=READ, timeout=30)
         assert_refused(refused, "programs_per_minute")
         assert httpx.get(f"{restarted}/v1/accounts/carla", headers=CARLA).status_code == 200
+
+
+def test_each_request_is_counted_once_when_keys_change_between_them(
+    store_env: dict[str, str],
+) -> None:
+    """A remembered key is checked and counted in one statement where the store can: if the
+    principals position moved since, nothing is counted there and the request is counted
+    where the key is loaded afresh, once; a revoked key's refused request counts nothing."""
+    agent, person = demo_agent_key("alice"), demo_key("alice")
+    agent_key, person_key = (
+        {"Authorization": f"Bearer {agent}"},
+        {"Authorization": f"Bearer {person}"},
+    )
+    with gateway(store_env) as base:
+
+        def get(headers: dict[str, str]) -> int:
+            return httpx.get(f"{base}/v1/accounts/alice", headers=headers, timeout=10).status_code
+
+        assert [get(agent_key), get(person_key)] == [200, 200]  # both keys remembered: 2
+        added = cli(store_env, "principal", "add", "dana", "--role", "customer")
+        assert added.returncode == 0, added.stderr  # the principals position moves
+        assert get(person_key) == 200  # loaded afresh: 3, not 4
+        revoked = cli(store_env, "key", "revoke", api_key_id(hash_key(agent)).hex[:12])
+        assert revoked.returncode == 0, revoked.stderr
+        assert get(agent_key) == 401  # refused: counts nothing
+        # Alice has used 3 of her 10; the other 7 are hers, and no more.
+        assert [get(person_key) for _ in range(REQUESTS - 3)] == [200] * (REQUESTS - 3)
+        assert_refused(
+            httpx.get(f"{base}/v1/accounts/alice", headers=person_key), "requests_per_minute"
+        )
+
+
+def cli(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [SLUICE, *args], env=env, capture_output=True, text=True, timeout=60, check=False
+    )

@@ -4,6 +4,7 @@ long it runs, and, on a shared store, one cap for every process on it."""
 
 from __future__ import annotations
 
+import asyncio
 import sqlite3
 import threading
 from collections.abc import Callable, Iterator
@@ -14,6 +15,7 @@ from pathlib import Path
 import psycopg
 import pytest
 
+from application import principals
 from application.ledger import Ledger
 from application.rate_counter import RateCounter, open_rate_counter
 from application.store_config import eventsourcing_env
@@ -40,10 +42,13 @@ class Store:
 
     def counter(self, name: str = "requests_per_minute") -> RateCounter:
         """A counter on this store, as another gateway process would open it."""
+        return self.ledger_and_counter(name)[1]
+
+    def ledger_and_counter(self, name: str = "requests_per_minute") -> tuple[Ledger, RateCounter]:
         ledger = self.stack.enter_context(Ledger(env=eventsourcing_env(self.url)))
         counter = open_rate_counter(ledger, name, self.time)
         self.stack.callback(counter.close)
-        return counter
+        return ledger, counter
 
     def rows(self) -> int:
         if self.kind == "sqlite":
@@ -168,3 +173,33 @@ def test_processes_on_one_store_share_one_cap(kind: str, tmp_path: Path) -> None
 
         assert len(admissions) == 80 and admissions.count(True) == 25
         assert restarted.admit("alice", 25) is not None
+
+
+def test_a_count_that_reads_the_principals_position_counts_only_while_it_has_not_moved(
+    store: Store,
+) -> None:
+    """Postgres reads the position and counts in one statement; the other stores say they
+    cannot (their callers read the position, then count)."""
+    ledger, counter = store.ledger_and_counter()
+
+    async def counts(position: int, times: int) -> list[tuple[bool, float | None] | None]:
+        return [
+            await counter.async_admit_unless_moved("alice", 2, ledger, position)
+            for _ in range(times)
+        ]
+
+    before = ledger.principals_position()
+    if store.kind != "postgres":
+        assert asyncio.run(counts(before, 1)) == [None]
+        return
+    assert asyncio.run(counts(before, 1)) == [(True, None)]
+    principals.register(ledger, "dana", role="customer")
+    moved = asyncio.run(counts(before, 3))  # counts nothing, however often
+    now = ledger.principals_position()
+    at_now = asyncio.run(counts(now, 2))
+
+    assert now > before
+    assert moved == [(False, None)] * 3
+    assert at_now[0] == (True, None)  # the second of two
+    unmoved, wait = at_now[1] or (False, None)
+    assert unmoved and wait == pytest.approx(60.5)  # the third is past the cap

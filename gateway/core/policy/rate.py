@@ -48,6 +48,22 @@ class RateLimiter:
         wait = await self.counter.async_admit(principal.name, self.per_minute)
         _refuse_past_cap(principal, REQUESTS, self._may_request(), wait)
 
+    async def async_admit_request_unless_moved(
+        self, principal: PrincipalView, ledger: Ledger, position: int
+    ) -> bool | None:
+        """As `async_admit_request`, counted only while the ledger's principals position is
+        still `position`, read with the count in one statement: False when it has moved
+        (nothing counted), None when the counter cannot read it so."""
+        folded = await self.counter.async_admit_unless_moved(
+            principal.name, self.per_minute, ledger, position
+        )
+        if folded is None:
+            return None
+        unmoved, wait = folded
+        if unmoved:
+            _refuse_past_cap(principal, REQUESTS, self._may_request(), wait)
+        return unmoved
+
     def _may_request(self) -> str:
         return f"make {self.per_minute} requests a minute"
 

@@ -70,9 +70,8 @@ async def get_principal(
     else:
         key = credentials.credentials
     interface = "console" if console else "http"
-    principal = await gateway.async_remembered(key, interface)
-    if principal is not None and limiter.admits_async:
-        await limiter.async_admit_request(principal)
+    principal = await gateway.async_admitted(key, interface, limiter)
+    if principal is not None:
         return principal
     return await run_in_threadpool(_admitted, gateway, limiter, key, interface, principal)
 
