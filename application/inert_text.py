@@ -66,6 +66,8 @@ def clip_value(value: Any, max_bytes: int) -> Any:
     """`value` itself (strings made inert) when its JSON takes at most `max_bytes`; else the
     start of that JSON as a string, cut and marked like any long text."""
     shown = inert_value(value)
+    if _surely_within(shown, max_bytes, depth=0):
+        return shown  # too small to need its JSON written out to be measured
     try:
         encoded = json.dumps(shown, ensure_ascii=False)
     except (TypeError, ValueError):
@@ -73,6 +75,50 @@ def clip_value(value: Any, max_bytes: int) -> Any:
     if len(encoded.encode()) <= max_bytes:
         return shown
     return clip(encoded, max_bytes)
+
+
+# A JSON string takes at most 6 bytes a character (`\\uXXXX`) and its two quotes.
+_STRING_BYTES = 6
+_INT_BYTES = 20  # a 64-bit integer, with its sign
+_FLOAT_BYTES = 32
+_DEPTH = 16
+
+
+def _surely_within(value: Any, budget: int, *, depth: int) -> bool:
+    """True when the JSON of `value` (inert JSON types only) surely takes at most `budget`
+    bytes, by an upper bound counted without writing it; False when unsure."""
+    return _at_most(value, budget, depth) >= 0
+
+
+def _at_most(value: Any, budget: int, depth: int) -> int:
+    """`budget` less an upper bound of `value`'s JSON size; negative once past it or unsure."""
+    if isinstance(value, str):
+        return budget - _STRING_BYTES * len(value) - 2
+    if value is None or isinstance(value, bool):
+        return budget - 5
+    if isinstance(value, int):
+        return budget - _INT_BYTES if -(10**18) < value < 10**18 else -1
+    if isinstance(value, float):
+        return budget - _FLOAT_BYTES
+    if depth >= _DEPTH:
+        return -1
+    if isinstance(value, dict):
+        budget -= 2
+        for key, item in value.items():
+            if not isinstance(key, str):
+                return -1
+            budget = _at_most(item, budget - _STRING_BYTES * len(key) - 4, depth + 1)
+            if budget < 0:
+                return budget
+        return budget
+    if isinstance(value, list):
+        budget -= 2
+        for item in value:
+            budget = _at_most(item, budget - 2, depth + 1)
+            if budget < 0:
+                return budget
+        return budget
+    return -1
 
 
 def inert_json(encoded: str) -> str:

@@ -158,17 +158,19 @@ class _Calls:
             use_case = use_case_class.model_validate(arguments)
         except ValidationError as error:
             raise CallRefusedError(f"{name}: {describe(error, withheld=computed)}") from None
-        values = withheld.computed_values(computed, arguments, dict(use_case))
         try:
             self.guard.check_call(use_case)
         except CallRefusedError as refused:
             kind: str = STAGE_KINDS.get(refused.stage, "refused")
+            values = withheld.computed_values(computed, arguments, dict(use_case))
             told = withheld.refusal(name, str(refused), values, kind)
             raise CallRefusedError(told, refused.stage, refusal=refused.refusal) from None
         try:
             executed = execute(use_case, preview.uow)
         except DomainError as refusal:
             kind = refusal_name(type(refusal))
+            # The use case is frozen: what it was given is what it holds now.
+            values = withheld.computed_values(computed, arguments, dict(use_case))
             told = withheld.refusal(name, f"{name}: {refusal}", values, kind)
             raise CallRefusedError(told, refusal=refusal) from None
         adapter = use_case_class.result_adapter()

@@ -37,6 +37,7 @@ from pydantic_monty import (
 )
 
 from domain.errors import DomainError
+from gateway.core.program.cpu_pairing import CpuPairing
 from gateway.core.program.errors import ProgramError, Stage, position_of
 from gateway.core.program.limits import ProgramLimits
 from gateway.core.program.pool_settings import DEFAULT_WAIT_SECONDS, DEFAULT_WORKERS, PoolSettings
@@ -118,6 +119,8 @@ class Sandbox:
         self._started = False
         self._lock = threading.Lock()
         self.stats = SandboxStats()
+        # A run's host thread and worker share one CPU while they take turns.
+        self._pairing = CpuPairing()
 
     def _start(self) -> None:
         # Workers are spawned on the first program, not for commands that run none.
@@ -169,6 +172,7 @@ class Sandbox:
                 self._type_check(source, stubs)
             with ExitStack() as stack:
                 session = self._checkout(stack, stubs, type_check=not checked_apart)
+                stack.enter_context(self._pairing.paired(session.worker_pid))
                 started()
                 snapshot = session.feed_start(
                     source, external_lookup=placeholders, print_callback=output
