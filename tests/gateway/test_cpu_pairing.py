@@ -10,7 +10,7 @@ import os
 import subprocess
 import threading
 from collections.abc import Iterator
-from contextlib import suppress
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -19,6 +19,7 @@ import pytest
 from gateway.core.program import cpu_pairing
 from gateway.core.program.cpu_pairing import RUNTIME_THREAD_NAME, CpuPairing
 from gateway.core.program.sandbox import Sandbox
+from gateway.core.program.type_checker import CheckedTypeError, TypeChecker
 from tests.conftest import TEST_LIMITS
 
 PROBE_STUB = "def probe() -> int: ...\n"
@@ -150,3 +151,31 @@ def test_a_worker_that_cannot_be_bound_leaves_everything_as_it_was() -> None:
         assert cpu is None  # one CPU to choose from: every turn is on it already
     with pairing.paired(None) as cpu:
         assert cpu is None  # no worker attached
+
+
+class Recording(CpuPairing):
+    """The pairing itself, noting each binding and what the host thread was bound to."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.bound: list[tuple[int | None, set[int]]] = []
+
+    @contextmanager
+    def paired(self, worker_pid: int | None) -> Iterator[int | None]:
+        with super().paired(worker_pid) as cpu:
+            self.bound.append((cpu, os.sched_getaffinity(0)))
+            yield cpu
+
+
+def test_a_type_check_is_bound_to_one_cpu_as_a_run_is() -> None:
+    pairing = Recording()
+    checker = TypeChecker(sessions=1, wait_seconds=5, request_timeout=10, pairing=pairing)
+    try:
+        checker.check("total = probe() + 1", PROBE_STUB)
+        with pytest.raises(CheckedTypeError):
+            checker.check('total = probe() + "one"', PROBE_STUB)
+    finally:
+        checker.close()
+
+    assert [cpus == {cpu} for cpu, cpus in pairing.bound] == [True, True]
+    assert os.sched_getaffinity(0) == ALLOWED and runtime_cpus() == ALLOWED

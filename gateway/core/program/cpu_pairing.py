@@ -6,8 +6,8 @@ the other side. Woken on another CPU, which has gone idle meanwhile (a virtual m
 CPU halts), a turn cost ~110-140 µs here; on the CPU the sleeper just left, ~35 µs
 (BENCHMARKS.md, "the sandbox's round trip"). The two never run at once, so sharing a CPU
 costs them nothing. For the length of a run both are bound to one CPU of those the process
-may use, each run taking the next one in turn so that programs at once spread over them,
-and both are given back their own CPUs after it.
+may use: the one the host thread is on (moving it to another costs ~300 µs), and both are
+given back their own CPUs after it.
 
 Binding only saves time: where the OS has no affinity (not Linux), the process may use one
 CPU only, or the OS refuses (the worker just died), the run goes on unbound.
@@ -15,11 +15,13 @@ CPU only, or the OS refuses (the worker just died), the run goes on unbound.
 
 from __future__ import annotations
 
+import ctypes
 import itertools
 import os
 import threading
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
+from typing import cast
 
 SUPPORTED = hasattr(os, "sched_setaffinity") and hasattr(os, "sched_getaffinity")
 
@@ -32,10 +34,12 @@ RUNTIME_THREAD_NAME = "tokio-rt-worker"
 
 class CpuPairing:
     def __init__(self, cpus: Iterable[int] | None = None) -> None:
-        """`cpus`: those to take in turn; by default the ones this process may use."""
+        """`cpus`: those a run may be bound to; by default the ones this process may use."""
         allowed = sorted(cpus if cpus is not None else _allowed())
         # With one CPU every turn is on it already; without affinity there is nothing to do.
-        self._cpus = itertools.cycle(allowed) if SUPPORTED and len(allowed) > 1 else None
+        self._cpus = allowed if SUPPORTED and len(allowed) > 1 else None
+        self._allowed = frozenset(allowed)
+        self._cycle = itertools.cycle(allowed)
         self._lock = threading.Lock()
         # The runtime's threads serve every run, so one run at a time is bound: a run that
         # starts while another is bound runs unbound, on any CPU, as it would without this.
@@ -56,7 +60,7 @@ class CpuPairing:
         with self._lock:
             free = not self._busy
             self._busy = True
-            cpu = next(self._cpus)
+            cpu = self._choose()
         if not free:
             yield None
             return
@@ -69,6 +73,11 @@ class CpuPairing:
         finally:
             with self._lock:
                 self._busy = False
+
+    def _choose(self) -> int:
+        # The CPU this thread is on: moving a thread to another costs ~300 µs here.
+        here = _current_cpu()
+        return here if here is not None and here in self._allowed else next(self._cycle)
 
     def _bind(self, cpu: int, worker_pid: int) -> dict[int, set[int]]:
         bound: dict[int, set[int]] = {}  # thread id (0: this thread) -> its CPUs before
@@ -89,6 +98,24 @@ class CpuPairing:
         if self._runtime is None:
             self._runtime = [tid for tid in _threads(os.getpid()) if _named(tid)]
         return self._runtime
+
+
+def _current_cpu() -> int | None:
+    """The CPU the calling thread runs on (glibc's `sched_getcpu`), None where unknown."""
+    if _sched_getcpu is None:
+        return None
+    cpu = int(_sched_getcpu())
+    return cpu if cpu >= 0 else None
+
+
+def _libc_sched_getcpu() -> Callable[[], int] | None:
+    try:
+        return cast(Callable[[], int], ctypes.CDLL(None).sched_getcpu)
+    except (OSError, AttributeError):  # not glibc, or no such call
+        return None
+
+
+_sched_getcpu = _libc_sched_getcpu() if SUPPORTED else None
 
 
 def _allowed() -> set[int]:

@@ -111,16 +111,17 @@ class Sandbox:
         )
         # Programs are type-checked in warm sessions of a pool of their own, then run in a
         # fresh session of this one (`gateway.core.program.type_checker`).
+        # A run's (and a check's) host thread and worker share one CPU while they take turns.
+        self._pairing = CpuPairing()
         self._checker = TypeChecker(
             sessions=self.settings.workers,
             wait_seconds=self.settings.wait_seconds,
             request_timeout=limits.wall_seconds + 5.0,
+            pairing=self._pairing,
         )
         self._started = False
         self._lock = threading.Lock()
         self.stats = SandboxStats()
-        # A run's host thread and worker share one CPU while they take turns.
-        self._pairing = CpuPairing()
 
     def _start(self) -> None:
         # Workers are spawned on the first program, not for commands that run none.

@@ -37,6 +37,8 @@ from pydantic_monty import (
     NameLookupSnapshot,
 )
 
+from gateway.core.program.cpu_pairing import CpuPairing
+
 STOP = "sluice_checked_stop"
 _PREFIX = f"{STOP}()\n"
 CHECKS_PER_SESSION = 1000
@@ -106,9 +108,12 @@ class TypeChecker:
         sessions: int,
         wait_seconds: float,
         request_timeout: float,
+        pairing: CpuPairing | None = None,
     ) -> None:
+        """`pairing`: binds a check's turns to one CPU, as a run's (the sandbox's own)."""
         self.sessions = sessions
         self.wait_seconds = wait_seconds
+        self._pairing = pairing or CpuPairing(cpus=())
         self._pool = Monty(
             min_processes=1,
             max_processes=sessions,
@@ -144,7 +149,8 @@ class TypeChecker:
         keep = False
         try:
             warm.checks += 1
-            _check_in(warm.session, source)
+            with self._pairing.paired(warm.session.worker_pid):
+                _check_in(warm.session, source)
             keep = warm.checks < CHECKS_PER_SESSION
         except CheckedTypeError:
             keep = warm.checks < CHECKS_PER_SESSION
