@@ -13,6 +13,7 @@ import threading
 import time
 from collections import Counter
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from decimal import Decimal
 from pathlib import Path
@@ -115,8 +116,9 @@ def run_bank(settings: Settings, workdir: Path, say: Callable[[str], None] = pri
         _seed(url, accounts, settings.opening)
         nodes = [Node(i, schema, workdir / f"gateway{i}.log") for i in range(settings.processes)]
         try:
-            for node in nodes:
-                node.start()
+            # Started side by side: each start is mostly a wait for its imports.
+            with ThreadPoolExecutor(len(nodes)) as starting:
+                list(starting.map(lambda node: node.start(), nodes))
             return _load_and_check(settings, nodes, url, env, accounts, say)
         finally:
             for node in nodes:

@@ -15,7 +15,7 @@ pytestmark = pytest.mark.postgres
 
 
 def test_three_gateways_keep_the_books_straight_through_faults(tmp_path: Path) -> None:
-    report = run_bank(Settings(processes=3, seconds=20), tmp_path, say=lambda _: None)
+    report = run_bank(Settings(processes=3, seconds=12), tmp_path, say=lambda _: None)
 
     print("\n".join(report.lines()))
     assert report.ok, "\n".join(report.lines())

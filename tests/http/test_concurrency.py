@@ -1,4 +1,4 @@
-"""16 clients x 125 random transfers among 10 accounts through a served API: money is
+"""16 clients x 40 random transfers among 10 accounts through a served API: money is
 conserved, no balance goes negative, every 2xx is in the log exactly once, and the read
 side equals a replay of the log."""
 
@@ -24,7 +24,7 @@ from gateway.demo import seed
 from gateway.interfaces.http.app import create_app
 from tests.conftest import TEST_CAPS
 
-CLIENTS, TRANSFERS, ACCOUNTS = 16, 125, [f"acct{i}" for i in range(10)]
+CLIENTS, TRANSFERS, ACCOUNTS = 16, 40, [f"acct{i}" for i in range(10)]
 TELLER = {"Authorization": "Bearer sk-demo-teller"}
 AUDITOR = {"Authorization": "Bearer sk-demo-auditor"}
 

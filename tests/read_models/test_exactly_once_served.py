@@ -23,7 +23,7 @@ from tests.stores import empty_store
 
 SLUICE = str(Path(sys.executable).parent / "sluice")
 TELLER = {"Authorization": "Bearer sk-demo-teller"}
-DEPOSITS = 300
+DEPOSITS = 120
 # The readers ask as fast as they can: no request cap gets in their way.
 UNCAPPED = {"SLUICE_CAP_REQUESTS_PER_MINUTE": "1000000"}
 
