@@ -22,6 +22,11 @@ bearer = HTTPBearer(auto_error=False, description="An API key: `Authorization: B
 # function in its thread pool, and a hand-over to a worker thread costs more than most
 # requests' own work. `get_principal` awaits the store where it can and hands over to a
 # thread only where it must.
+#
+# For the same reason a route whose work blocks is a coroutine that awaits
+# `run_in_threadpool` once: FastAPI hands a plain `def` route with a response model over to
+# the pool twice, once to run it and once more to validate its answer, which is already an
+# instance of the response model (an isinstance check, done on the loop instead).
 
 
 def _sluice(request: Request) -> Sluice:

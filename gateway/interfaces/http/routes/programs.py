@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Header, Path, Query
+from starlette.concurrency import run_in_threadpool
 
 from gateway.core.inbox import STATUSES, Inbox, ProposalSummary
 from gateway.core.paging import Page
@@ -26,14 +27,17 @@ RunId = Annotated[str, Path(description="The proposal's id.", max_length=64)]
 
 
 @router.post("", status_code=201, response_model=Proposal, operation_id="propose_program")
-def propose(gateway: GatewayDep, principal: PrincipalDep, program: ProgramRequest) -> Any:
+async def propose(gateway: GatewayDep, principal: PrincipalDep, program: ProgramRequest) -> Any:
     """Check and preview a program. A write program waits for confirmation of its
     `preview_hash`; a read-only one completes at once."""
-    return gateway.propose(principal, program.language, program.source, request=program.request)
+    # Each route's blocking work is one hand-over to the thread pool (see `deps`).
+    return await run_in_threadpool(
+        gateway.propose, principal, program.language, program.source, request=program.request
+    )
 
 
 @router.get("", response_model=Page[ProposalSummary], operation_id="list_programs")
-def inbox(
+async def inbox(
     gateway: GatewayDep,
     read_side: ReadSideDep,
     principal: PrincipalDep,
@@ -54,7 +58,8 @@ def inbox(
 ) -> Page[ProposalSummary]:
     """The inbox: this principal's proposals (auditors and admins: everyone's), newest
     first, a page at a time."""
-    return Inbox(gateway, read_side).list(
+    return await run_in_threadpool(
+        Inbox(gateway, read_side).list,
         principal,
         status=status or None,
         cursor=cursor,
@@ -65,9 +70,9 @@ def inbox(
 
 
 @router.get("/{run_id}", response_model=Proposal, operation_id="get_program")
-def get(gateway: GatewayDep, principal: PrincipalDep, run_id: RunId) -> Any:
+async def get(gateway: GatewayDep, principal: PrincipalDep, run_id: RunId) -> Any:
     """A proposal and, once decided, its outcome."""
-    return gateway.proposal(principal, run_id)
+    return await run_in_threadpool(gateway.proposal, principal, run_id)
 
 
 @router.post(
@@ -81,7 +86,7 @@ def get(gateway: GatewayDep, principal: PrincipalDep, run_id: RunId) -> Any:
         410: problem_response("Expired or ended", status=410),
     },
 )
-def confirm(
+async def confirm(
     gateway: GatewayDep,
     principal: PrincipalDep,
     run_id: RunId,
@@ -93,22 +98,28 @@ def confirm(
 ) -> Any:
     """Commit exactly the previewed events, once. A person confirms: a key with scope
     agent gets 403."""
-    # Before any idempotent replay: an agent's key never reaches a stored confirmation.
-    gateway.check_decides(principal, run_id, "confirm")
-    fingerprint = request_hash(f"/v1/programs/{run_id}/confirm", confirmation.model_dump())
-    return idempotent(
-        gateway,
-        principal,
-        idempotency_key,
-        fingerprint,
-        lambda record: gateway.confirm(principal, run_id, confirmation.preview_hash, record=record),
-    )
+
+    def answer() -> Any:
+        # Before any idempotent replay: an agent's key never reaches a stored confirmation.
+        gateway.check_decides(principal, run_id, "confirm")
+        fingerprint = request_hash(f"/v1/programs/{run_id}/confirm", confirmation.model_dump())
+        return idempotent(
+            gateway,
+            principal,
+            idempotency_key,
+            fingerprint,
+            lambda record: gateway.confirm(
+                principal, run_id, confirmation.preview_hash, record=record
+            ),
+        )
+
+    return await run_in_threadpool(answer)
 
 
 @router.post("/{run_id}/reject", response_model=Proposal, operation_id="reject_program")
-def reject(gateway: GatewayDep, principal: PrincipalDep, run_id: RunId) -> Any:
+async def reject(gateway: GatewayDep, principal: PrincipalDep, run_id: RunId) -> Any:
     """End a proposal without writing anything. A key with scope agent gets 403."""
-    return gateway.reject(principal, run_id)
+    return await run_in_threadpool(gateway.reject, principal, run_id)
 
 
 @router.post(
@@ -117,9 +128,9 @@ def reject(gateway: GatewayDep, principal: PrincipalDep, run_id: RunId) -> Any:
     operation_id="refresh_program",
     responses={410: problem_response("Expired or ended")},
 )
-def refresh(gateway: GatewayDep, principal: PrincipalDep, run_id: RunId) -> Any:
+async def refresh(gateway: GatewayDep, principal: PrincipalDep, run_id: RunId) -> Any:
     """Preview a pending proposal again when the accounts it read have moved since its
     preview (`moved_since_preview` of GET names them): the answer holds the fresh preview and
     its new hash to confirm, or the proposal as it is when nothing moved. Nothing is
     committed. A key with scope agent gets 403."""
-    return gateway.refresh(principal, run_id)
+    return await run_in_threadpool(gateway.refresh, principal, run_id)

@@ -84,7 +84,7 @@ async def account(
     operation_id="get_statement",
     tags=["accounts"],
 )
-def statement(
+async def statement(
     read_side: ReadSideDep,
     principal: PrincipalDep,
     account: AccountId,
@@ -94,7 +94,8 @@ def statement(
     min_position: MinPosition = None,
 ) -> Page[bank.StatementEntry]:
     """An account's movements, newest first, a page at a time."""
-    return read_side.statement_page(
+    return await run_in_threadpool(
+        read_side.statement_page,
         principal,
         account,
         cursor=cursor,
@@ -105,24 +106,24 @@ def statement(
 
 
 @router.get("/events", response_model=list[LogEvent], operation_id="list_events", tags=["audit"])
-def events(
+async def events(
     read_side: ReadSideDep,
     principal: PrincipalDep,
     after: Annotated[int, Query(ge=0, le=2**62, description="Last position already seen.")] = 0,
     limit: Annotated[int, Query(ge=1, le=1000, description="At most this many events.")] = 100,
 ) -> list[LogEvent]:
     """The event log after a position (auditors and admins)."""
-    return read_side.events(principal, after, limit)
+    return await run_in_threadpool(read_side.events, principal, after, limit)
 
 
 @router.get("/runs/{run_id}", response_model=RunStory, operation_id="get_run", tags=["audit"])
-def run(
+async def run(
     read_side: ReadSideDep,
     principal: PrincipalDep,
     run_id: Annotated[str, Path(max_length=64)],
 ) -> RunStory:
     """The whole story of one run (auditors and admins)."""
-    return read_side.run(principal, run_id)
+    return await run_in_threadpool(read_side.run, principal, run_id)
 
 
 async def _served(

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Body, Header, Path, Query
+from starlette.concurrency import run_in_threadpool
 
 from gateway.interfaces.http.deps import GatewayDep, PrincipalDep
 from gateway.interfaces.http.idempotency import idempotent, request_hash
@@ -14,7 +15,7 @@ router = APIRouter(prefix="/v1", tags=["use cases"], responses=PROBLEMS)
 
 
 @router.post("/use-cases/{name}", response_model=Outcome, operation_id="call_use_case")
-def call_use_case(
+async def call_use_case(
     gateway: GatewayDep,
     principal: PrincipalDep,
     name: Annotated[str, Path(description="A use case, e.g. transfer.", max_length=64)],
@@ -36,15 +37,20 @@ def call_use_case(
     """Call a use case now; the result and the events appended come back.
 
     A read is answered from the read models, which may lag the log unless `consistent`."""
-    # Before any idempotent replay: refusals do not depend on what was answered before.
-    gateway.check_direct(principal, name)
-    fingerprint = request_hash(f"/v1/use-cases/{name}", arguments)
-    return idempotent(
-        gateway,
-        principal,
-        idempotency_key,
-        fingerprint,
-        lambda record: gateway.call(
-            principal, name, arguments, record=record, consistent=consistent
-        ),
-    )
+
+    def answer() -> Any:
+        # Before any idempotent replay: refusals do not depend on what was answered before.
+        gateway.check_direct(principal, name)
+        fingerprint = request_hash(f"/v1/use-cases/{name}", arguments)
+        return idempotent(
+            gateway,
+            principal,
+            idempotency_key,
+            fingerprint,
+            lambda record: gateway.call(
+                principal, name, arguments, record=record, consistent=consistent
+            ),
+        )
+
+    # One hand-over to the thread pool (see `gateway.interfaces.http.deps`).
+    return await run_in_threadpool(answer)
