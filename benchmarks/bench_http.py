@@ -6,6 +6,9 @@ served with the counters in the store against the same GET from a server whose c
 are in its own memory (as they were before), and the admission alone, in microseconds,
 on each store (`benchmarks.bench_rate`).
 
+Then one server bound to one CPU (`sluice serve --cpu`) beside one unbound, taking turns:
+every workload and the bare endpoint on each.
+
     python -m benchmarks.bench_http [--seconds 5] [--clients 8] [--store sqlite|postgres|both]
 
 Postgres comes from SLUICE_TEST_DATABASE_URL (default postgresql://postgres@127.0.0.1/postgres);
@@ -30,6 +33,7 @@ import httpx
 
 from benchmarks import bench_rate
 from benchmarks.http_server import ACCOUNTS
+from gateway.interfaces.process_cpu import allowed_cpus
 from tests.served import serving
 from tests.stores import empty_store
 
@@ -107,9 +111,10 @@ def measure(
 
 
 @contextmanager
-def served(database_url: str, rate_limits: str = "store") -> Iterator[str]:
+def served(database_url: str, rate_limits: str = "store", cpu: int | None = None) -> Iterator[str]:
+    bound = ["--cpu", str(cpu)] if cpu is not None else []
     argv = [sys.executable, "-m", "benchmarks.http_server", "--database-url", database_url,
-            "--rate-limits", rate_limits]  # fmt: skip
+            "--rate-limits", rate_limits, *bound]  # fmt: skip
     with serving(argv, dict(os.environ)) as base:
         yield base
 
@@ -164,6 +169,31 @@ def main() -> None:
                 print(f"{kind:<10}{counters:<18}{best[0]:>9.0f}{best[1]:>9.1f}{best[2]:>9.1f}")
     print()
     bench_rate.report(kinds, seconds=min(args.seconds, 2.0))
+    print()
+    bound_beside_unbound(kinds, args.clients, args.seconds)
+
+
+def bound_beside_unbound(kinds: list[str], clients: int, seconds: float) -> None:
+    """One server on one CPU, one unbound, taking turns twice; the better turn of each."""
+    cpu = max(allowed_cpus(), default=None)
+    if cpu is None:
+        print("one CPU per server: this system cannot bind a process to a CPU")
+        return
+    print(f"One server bound to CPU {cpu} beside one unbound, taking turns, best of 2 (req/s)")
+    print(f"{'store':<10}{'workload':<18}{'unbound':>9}{'bound':>9}{'x':>7}")
+    for kind in kinds:
+        with (
+            store(kind) as free_url, served(free_url) as free,
+            store(kind) as bound_url, served(bound_url, cpu=cpu) as bound,
+        ):  # fmt: skip
+            for name, operation in [("bare", bare), *WORKLOADS]:
+                turns: dict[str, list[float]] = {"unbound": [], "bound": []}
+                for _ in range(2):
+                    for side, base in (("unbound", free), ("bound", bound)):
+                        turns[side].append(measure(base, operation, clients, seconds)[0])
+                best = {side: max(rates) for side, rates in turns.items()}
+                print(f"{kind:<10}{name:<18}{best['unbound']:>9.0f}{best['bound']:>9.0f}"
+                      f"{best['bound'] / best['unbound']:>7.2f}")  # fmt: skip
 
 
 if __name__ == "__main__":

@@ -1,7 +1,9 @@
 """`make bench-scale`: N gateway processes on one Postgres (N = 1, 2, 4), direct transfers and
 propose+confirm, the clients spread over the processes.
 
-    python -m benchmarks.bench_scale [--seconds 5] [--clients 16] [--processes 1,2,4]
+    python -m benchmarks.bench_scale [--seconds 5] [--clients 16] [--processes 1,2,4] [--cpus]
+
+With --cpus, process i is bound to CPU i mod the CPUs there are (`sluice serve --cpu`).
 
 The first process seeds the store and runs the projector; the others are replicas
 (`sluice serve --no-projector`). Every process, the clients and Postgres share this
@@ -24,6 +26,7 @@ from pathlib import Path
 import httpx
 
 from benchmarks.bench_http import Operation, direct_transfer, propose_and_confirm
+from gateway.interfaces.process_cpu import allowed_cpus
 from tests.served import serving
 from tests.stores import empty_store
 
@@ -83,9 +86,12 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=5.0)
     parser.add_argument("--clients", type=int, default=16)
     parser.add_argument("--processes", default="1,2,4")
+    parser.add_argument("--cpus", action="store_true", help="process i on CPU i mod the CPUs")
     args = parser.parse_args()
+    cpus = sorted(allowed_cpus())
     counts = [int(n) for n in args.processes.split(",")]
     print(f"{os.cpu_count()} cores for everything: the gateways, {args.clients} clients, Postgres")
+    print("each process bound to one CPU, in turn" if args.cpus else "the processes unbound")
     print(
         f"{'processes':<11}{'workload':<18}{'ops/s':>9}{'p50 ms':>9}{'p99 ms':>9}"
         f"{'x N=1':>8}{'503s':>6}"
@@ -95,9 +101,12 @@ def main() -> None:
         with tempfile.TemporaryDirectory() as folder, ExitStack() as stack:
             url = stack.enter_context(empty_store("postgres", Path(folder)))
             argv = [sys.executable, "-m", "benchmarks.http_server", "--database-url", url]
-            bases = [stack.enter_context(serving(argv, dict(os.environ)))]
-            for _ in range(count - 1):
-                bases.append(stack.enter_context(serving([*argv, "--replica"], dict(os.environ))))
+            bases = []
+            for index in range(count):
+                bound = ["--cpu", str(cpus[index % len(cpus)])] if args.cpus else []
+                replica = ["--replica"] if index else []
+                served = serving([*argv, *bound, *replica], dict(os.environ))
+                bases.append(stack.enter_context(served))
             for name, operation in WORKLOADS:
                 measure(bases, operation, args.clients, 1.0)  # warm every process alike
                 rate, p50, p99, busy = measure(bases, operation, args.clients, args.seconds)

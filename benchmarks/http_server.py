@@ -1,6 +1,7 @@
 """The server side of `make bench-http`: the Sluice app plus a bare FastAPI endpoint.
 
 python -m benchmarks.http_server --database-url URL --port PORT [--rate-limits memory] [--replica]
+    [--cpu N]
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from gateway.bootstrap import Sluice
 from gateway.core.policy.rate import PROGRAMS, REQUESTS, RateLimiter
 from gateway.demo import seed
 from gateway.interfaces.http.app import create_app
+from gateway.interfaces.process_cpu import bind_to_cpu
 
 ACCOUNTS = [f"acct{i}" for i in range(10)]
 
@@ -34,7 +36,10 @@ def main() -> None:
         action="store_true",
         help="another process on a store the first one seeded: no seed, no projector",
     )
+    parser.add_argument("--cpu", type=int, help="bound to this CPU, as `sluice serve --cpu`")
     args = parser.parse_args()
+    if args.cpu is not None and (refused := bind_to_cpu(args.cpu)) is not None:
+        parser.error(refused)
     # The benchmark measures the gateway, not its rate limits: its clients are one
     # principal's, many at once.
     os.environ.setdefault("SLUICE_CAP_REQUESTS_PER_MINUTE", "100000000")

@@ -297,11 +297,25 @@ def serve(  # noqa: PLR0917 (typer maps each parameter to an option)
     ] = True,
     log_level: LogLevelOption = None,
     log_format: LogFormatOption = None,
+    cpu: Annotated[
+        int | None,
+        typer.Option(
+            "--cpu",
+            envvar="SLUICE_SERVE_CPU",
+            help="Run this process, its threads and its sandbox workers on this CPU only: "
+            "its threads hand Python's one lock to each other cheaply there, and it serves "
+            "more. For more CPUs, run one process per CPU.",
+        ),
+    ] = None,
 ) -> None:
     """Serve the HTTP API (uvicorn). Logs on stderr: one access line per request at INFO."""
     from gateway.interfaces.http.server import http_server
     from gateway.interfaces.mcp.state_keys import StateKeysConfigError
+    from gateway.interfaces.process_cpu import bind_to_cpu
 
+    # Before any thread or sandbox worker starts: they inherit it.
+    if cpu is not None and (refused := bind_to_cpu(cpu)) is not None:
+        _usage_error(refused)
     # From the start: opening the store may log already.
     level = start_logging(log_level, log_format)
     _check_agent_settings()
