@@ -156,3 +156,6 @@ def test_the_sign_in_lasts_the_browser_session_in_every_tab_and_no_script_reads_
     page.reload()  # signed out in every tab
     expect(page.get_by_label("API key")).to_be_visible()
     other.close()
+    with api(served, "bob") as client:  # the gateway is shared: leave bob's inbox empty
+        rejected = client.post(f"/v1/programs/{proposal.json()['id']}/reject")
+        assert rejected.status_code == 200, rejected.text

@@ -47,6 +47,9 @@ export async function showProposal(root, id, { conversation, me }) {
     accounts = accounts || (await balances());
     page.balances = accounts;
     const pending = proposal.status === "pending";
+    // Everything fetched before anything is drawn: a page half drawn (a fresh preview's
+    // banner beside the old hash and effects) must never be seen, or acted on.
+    const payerStatements = pending ? await statements(proposal.preview.events, accounts) : null;
     put($("#proposal-title"), `Proposal ${shortId(proposal.id)} — ${proposal.status}`);
     put(
       $("#proposal-meta"),
@@ -72,7 +75,6 @@ export async function showProposal(root, id, { conversation, me }) {
     renderProgram(proposal);
     renderCaps(proposal);
     if (pending) {
-      const payerStatements = await statements(proposal.preview.events, accounts);
       renderEffects(proposal.preview.events, accounts, true);
       renderWarnings(warnings(proposal.preview.events, accounts, payerStatements));
       $("#warnings").hidden = false;
