@@ -25,8 +25,10 @@ bearer = HTTPBearer(auto_error=False, description="An API key: `Authorization: B
 #
 # For the same reason a route whose work blocks is a coroutine that awaits
 # `run_in_threadpool` once: FastAPI hands a plain `def` route with a response model over to
-# the pool twice, once to run it and once more to validate its answer, which is already an
-# instance of the response model (an isinstance check, done on the loop instead).
+# the pool twice, once to run it and once more to validate its answer. That check now runs
+# on the loop: an isinstance where the answer is the response model's own class, and at
+# most ~0.3 ms for a statement's page of 200 (its entries are the bank's, read by
+# attribute), less than the hand-over; the answer is serialized on the loop either way.
 
 
 def _sluice(request: Request) -> Sluice:
