@@ -13,6 +13,7 @@ from eventsourcing.domain import AggregateEvent
 from eventsourcing.persistence import Recording
 from eventsourcing.utils import get_topic, strtobool
 
+from application.account_turns import AccountTurns
 from application.aggregate_cache import HotAggregates
 from application.repository import BoundedRepository, project_events
 from domain.account import Account, account_id
@@ -67,6 +68,11 @@ class Ledger(Application[UUID]):
         "WATCHED_TOPIC_PREFIX": PRINCIPALS_TOPIC_PREFIX,
     }
     is_snapshotting_enabled = True
+
+    def __init__(self, env: dict[str, str] | None = None) -> None:
+        # This process's writes to one account take turns (application/account_turns.py).
+        self.turns = AccountTurns()
+        super().__init__(env)
 
     def construct_repository(self) -> Repository[UUID]:
         # eventsourcing's own, with loads that do not queue behind a stalled one for long.
@@ -140,13 +146,32 @@ class Ledger(Application[UUID]):
             recorder if isinstance(recorder, AsyncWatchedTopics) else None,
         )
 
-    def load_account(self, name: str) -> Account:
+    def load_account(self, name: str, *, as_cached: bool = False) -> Account:
+        """The account as stored, or, `as_cached`, as this process last saw it if it is
+        cached (see BoundedRepository.get_as_cached: only for a guarded write)."""
+        if as_cached:
+            cached = self._bounded.get_as_cached(account_id(name))
+            if cached is not None:
+                assert isinstance(cached, Account)
+                return cached
         try:
             account: object = self.repository.get(account_id(name))
         except AggregateNotFoundError:
             raise AccountNotFoundError(name) from None
         assert isinstance(account, Account)
         return account
+
+    def remember(self, *committed: Account) -> None:
+        """Keep accounts just committed in the cache, so the next write on them can start
+        from them without asking the store (`load_account(as_cached=True)`)."""
+        for account in committed:
+            self._bounded.remember(account)
+
+    @property
+    def _bounded(self) -> BoundedRepository:
+        repository = self.repository
+        assert isinstance(repository, BoundedRepository)
+        return repository
 
     def account_registry(self) -> AccountRegistry | None:
         """The versioned set of accounts; None before the first account opened with it."""

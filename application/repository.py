@@ -11,15 +11,17 @@ store is stalled.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+from copy import deepcopy
 from threading import Lock
-from typing import Any, cast
+from typing import Any, TypeVar, cast
 from uuid import UUID
 
 from eventsourcing.application import Repository
 from eventsourcing.persistence import OperationalError
 
 LOAD_QUEUE_SECONDS = 1.0
+T = TypeVar("T")
 
 
 class LoadQueueTimeoutError(OperationalError):
@@ -78,6 +80,48 @@ class BoundedRepository(Repository[UUID]):
             fastforward_skipping=fastforward_skipping,
             deepcopy_from_cache=deepcopy_from_cache,
         )
+
+    def get_as_cached(self, aggregate_id: UUID) -> Any | None:
+        """A copy of the cached aggregate as this process last saw it, without asking the
+        store whether it moved since; None when it is not cached. Only a write whose commit
+        is guarded by the versions it read may act on it: a stale copy then conflicts and
+        nothing is written. Copied under the aggregate's fast-forward lock, which a
+        fast-forward holds while it changes the cached aggregate in place."""
+        if not self.cache:
+            return None
+        try:
+            aggregate = self.cache.get(aggregate_id)
+        except KeyError:
+            return None
+        return self._under_lock(aggregate_id, lambda: deepcopy(aggregate))
+
+    def remember(self, aggregate: Any) -> None:
+        """Cache a copy of an aggregate just committed, unless the cache holds it at this
+        version or a later one already (another thread's commit, or a fast-forward)."""
+        if not self.cache:
+            return
+
+        def put() -> None:
+            assert self.cache is not None
+            try:
+                cached = self.cache.get(aggregate.id)
+            except KeyError:
+                cached = None
+            if cached is None or cached.version < aggregate.version:
+                self.cache.put(aggregate.id, deepcopy(aggregate))
+
+        self._under_lock(aggregate.id, put)
+
+    def _under_lock(self, aggregate_id: UUID, action: Callable[[], T]) -> T:
+        lock = self._use_fastforward_lock(aggregate_id)
+        try:
+            lock.acquire()
+            try:
+                return action()
+            finally:
+                lock.release()
+        finally:
+            self._disuse_fastforward_lock(aggregate_id)
 
     def _use_fastforward_lock(self, aggregate_id: UUID) -> Lock:
         lock = super()._use_fastforward_lock(aggregate_id)

@@ -19,7 +19,7 @@ from eventsourcing.persistence import IntegrityError, Recording
 
 from application.event_json import event_json
 from application.ledger import Ledger
-from domain.account import Account
+from domain.account import Account, account_id
 from domain.errors import AccountExistsError, AccountNotFoundError
 from domain.registry import REGISTRY_ID, AccountRegistry
 
@@ -35,10 +35,25 @@ class CommittedEvent:
 
 
 class UnitOfWork:
-    def __init__(self, ledger: Ledger, *, visible: frozenset[str] | None = None) -> None:
+    def __init__(
+        self,
+        ledger: Ledger,
+        *,
+        visible: frozenset[str] | None = None,
+        as_cached: bool = False,
+        turns: bool | None = None,
+    ) -> None:
         self.ledger = ledger
         # The accounts a listing may show: a customer's own, or all (None).
         self.visible = visible
+        # Accounts as this process last saw them, without asking the store (see
+        # `Ledger.load_account`): only for a write whose caller does it again on the stored
+        # state when it conflicts, is refused, or changes nothing (see Gateway.call).
+        self.as_cached = as_cached
+        # Whether it takes its accounts' turns (application/account_turns.py): always as
+        # cached, which relies on them; a write's caller may ask for them on stored state too.
+        self.takes_turns = as_cached if turns is None else turns or as_cached
+        self._turns: list[UUID] = []
         self._accounts: dict[str, Account] = {}
         self._loaded_versions: dict[UUID, int] = {}
         self._opened_here: list[str] = []
@@ -54,11 +69,35 @@ class UnitOfWork:
 
     def account(self, name: str) -> Account:
         """The account as this unit of work sees it, or AccountNotFoundError."""
-        if name not in self._accounts:
-            loaded = self.ledger.load_account(name)
+        return self.accounts(name)[0]
+
+    def accounts(self, *names: str) -> list[Account]:
+        """As `account`, for several at once (AccountNotFoundError for the first missing).
+
+        Taking turns, the unit of work first takes the accounts' turns, in id order when it
+        holds none yet, or only if they are free (else TurnNotFreeError: do it again
+        without them); `close` gives them back."""
+        new = [name for name in dict.fromkeys(names) if name not in self._accounts]
+        if self.takes_turns and new:
+            self._turns += self.ledger.turns.take(
+                [account_id(name) for name in new], wait=not self._turns
+            )
+        for name in new:
+            loaded = self.ledger.load_account(name, as_cached=self.as_cached)
             self._remember(name, loaded)
             self._loaded_versions[loaded.id] = loaded.version
-        return self._accounts[name]
+        return [self._accounts[name] for name in names]
+
+    def close(self) -> None:
+        """Give back the accounts' turns; the work is over, committed or not."""
+        turns, self._turns = self._turns, []
+        self.ledger.turns.give_back(turns)
+
+    def __enter__(self) -> UnitOfWork:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
 
     def exists(self, name: str) -> bool:
         try:
@@ -169,6 +208,8 @@ class UnitOfWork:
         except IntegrityError as conflict:
             raise ConflictError(self._describe_conflict(conflict)) from None
         self.committed = True
+        written = {e.originator_id for e in self._events}
+        self.ledger.remember(*(a for a in self._accounts.values() if a.id in written))
         # The log position of the transaction's last event: what a reader waits for.
         self.last_position = max(r.notification.id for r in recordings)
         positions = {

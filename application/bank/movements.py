@@ -139,8 +139,7 @@ class Transfer(UseCase[TransferReceipt]):
     def perform(self, uow: UnitOfWork) -> TransferReceipt:
         if self.payer == self.payee:
             raise SameAccountError(self.payer)
-        payer = uow.account(self.payer)
-        payee = uow.account(self.payee)
+        payer, payee = uow.accounts(self.payer, self.payee)
         # Both sides are checked before either changes, so a refusal leaves no half.
         payer.check_open()
         payee.check_open()

@@ -15,6 +15,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from application import principals as principal_store
+from application.account_turns import TurnNotFreeError
 from application.event_json import plain
 from application.executor import execute
 from application.key_cache import KeyCache
@@ -47,6 +48,12 @@ from gateway.core.proposals import Clock, Proposals, Recorder, utc_now
 from gateway.core.results import Outcome, Proposal, Sheet
 from gateway.core.runs import outcome_of
 from gateway.core.text_fields import check_source, check_words
+
+
+class _NotSettledError(Exception):
+    """A try on cached accounts that was refused or changed nothing: only the stored state
+    may answer it."""
+
 
 # How many times a direct call is done again, on fresh state, when its commit meets a change.
 DIRECT_ATTEMPTS = 3
@@ -162,31 +169,65 @@ class Gateway:
         use_case_class = type(use_case)
         source = json.dumps({"use_case": name, "arguments": plain(use_case.model_dump())})
         visible = visible_accounts(principal)
+        # A write first tries on the accounts as this process last saw them (no store read:
+        # its commit is guarded by the versions it read, so a stale one conflicts and
+        # nothing is written). What such a try cannot settle, it leaves to a try on the
+        # stored state: a conflict, a refusal, or a write that changed nothing.
+        # Each try of a write takes its accounts' turns in this process (other writes of this
+        # process to them wait), unless one did not get them in time.
+        write = use_case_class.kind == "write"
+        turns = write
         # A direct call has no preview a person agreed to: when the accounts it read moved
         # before its commit, doing it again on their new state is what was asked.
-        for attempt in range(1, DIRECT_ATTEMPTS + 1):
-            uow = UnitOfWork(self.ledger, visible=visible)
-            try:
-                PrincipalGuard(principal, self.catalog, self.caps).check_call(use_case)
-                if self.queries is not None and self.queries.handles(use_case_class):
-                    return self._query(use_case, visible, consistent=consistent)
-                result = self._execute(use_case, uow)
-            except CallRefusedError as refusal:
-                kind = STAGE_KINDS.get(refusal.stage, "refused")
-                run = self._record_failure(principal, source, str(refusal))
-                raise GatewayError(
-                    kind, str(refusal), run_id=run, refusal=refusal.refusal
-                ) from None
-            if not uow.events and use_case_class.kind == "read":
-                return _answered(result)
-            try:
-                return self._commit_direct(principal, source, uow, result, record)
-            except ConflictError as conflict:
-                if attempt == DIRECT_ATTEMPTS:
-                    raise GatewayError(
-                        "conflict", f"{conflict} (tried {DIRECT_ATTEMPTS} times)"
-                    ) from None
+        for attempt in range(1 - write, DIRECT_ATTEMPTS + 1):
+            as_cached = attempt == 0
+            with UnitOfWork(self.ledger, visible=visible, as_cached=as_cached, turns=turns) as uow:
+                try:
+                    outcome = self._direct_attempt(
+                        principal, use_case, source, uow, record, consistent=consistent
+                    )
+                except TurnNotFreeError:
+                    turns = False
+                    continue
+                except _NotSettledError:
+                    continue
+                except ConflictError as conflict:
+                    if attempt == DIRECT_ATTEMPTS:
+                        raise GatewayError(
+                            "conflict", f"{conflict} (tried {DIRECT_ATTEMPTS} times)"
+                        ) from None
+                    continue
+                return outcome
         raise AssertionError("unreachable")
+
+    def _direct_attempt(
+        self,
+        principal: PrincipalView,
+        use_case: UseCase[Any],
+        source: str,
+        uow: UnitOfWork,
+        record: Recorder | None,
+        *,
+        consistent: bool,
+    ) -> Outcome:
+        """One try of a direct call; _NotSettledError when a try on cached accounts cannot say."""
+        use_case_class = type(use_case)
+        try:
+            PrincipalGuard(principal, self.catalog, self.caps).check_call(use_case)
+            if self.queries is not None and self.queries.handles(use_case_class):
+                return self._query(use_case, uow.visible, consistent=consistent)
+            result = self._execute(use_case, uow)
+        except CallRefusedError as refusal:
+            if uow.as_cached:
+                raise _NotSettledError from None
+            kind = STAGE_KINDS.get(refusal.stage, "refused")
+            run = self._record_failure(principal, source, str(refusal))
+            raise GatewayError(kind, str(refusal), run_id=run, refusal=refusal.refusal) from None
+        if not uow.events and uow.as_cached:
+            raise _NotSettledError
+        if not uow.events and use_case_class.kind == "read":
+            return _answered(result)
+        return self._commit_direct(principal, source, uow, result, record)
 
     async def async_query(
         self, principal: PrincipalView, name: str, arguments: Any, *, consistent: bool = False

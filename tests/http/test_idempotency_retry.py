@@ -1,12 +1,16 @@
 """Direct calls under contention: one that meets a concurrent change is done again on the
 new state; one that still loses (409) is not kept for its Idempotency-Key, so its retry
-with the same key goes through, once."""
+with the same key goes through, once.
+
+One process's writes to one account take turns (application/account_turns.py), so what
+makes a served deposit lose every try is another process writing the same account."""
 
 from __future__ import annotations
 
 import threading
 import uuid
 from collections.abc import Iterator
+from contextlib import contextmanager, suppress
 from dataclasses import replace
 from decimal import Decimal
 
@@ -14,6 +18,7 @@ import httpx
 import pytest
 
 from gateway.bootstrap import Sluice
+from gateway.core.errors import GatewayError
 from gateway.core.program.sandbox import Sandbox
 from gateway.demo import seed
 from tests.conftest import TEST_CAPS
@@ -72,11 +77,37 @@ def test_direct_calls_meeting_each_other_are_done_again_on_the_new_state(api: st
         assert bob(client) == before + 15
 
 
-def test_a_conflict_is_not_replayed_and_the_retry_with_the_same_key_commits(api: str) -> None:
+@contextmanager
+def another_process_depositing(database_url: str, threads: int = 3) -> Iterator[None]:
+    """Deposits to bob, as fast as they go, through another ledger on the same store."""
+    stop = threading.Event()
+    with Sluice(database_url, replace(TEST_CAPS, requests_per_minute=1_000_000)) as other:
+        teller = other.gateway.authenticate(TELLER["Authorization"].split()[1])
+
+        def hammer() -> None:
+            while not stop.is_set():
+                with suppress(GatewayError):  # it loses races too
+                    other.gateway.call(teller, "deposit", {"account": "bob", "amount": "0.01"})
+
+        workers = [threading.Thread(target=hammer) for _ in range(threads)]
+        for worker in workers:
+            worker.start()
+        try:
+            yield
+        finally:
+            stop.set()
+            for worker in workers:
+                worker.join()
+
+
+def test_a_conflict_is_not_replayed_and_the_retry_with_the_same_key_commits(
+    api: str, database_url: str
+) -> None:
     with httpx.Client(base_url=api, headers=TELLER, timeout=60) as client:
         lost: list[str] = []
         for _ in range(20):  # until some requests lose a race
-            statuses = racing_deposits(client)
+            with another_process_depositing(database_url):
+                statuses = racing_deposits(client)
             assert set(statuses.values()) <= {200, 409}, statuses
             lost += [key for key, status in statuses.items() if status == 409]
             if lost:
