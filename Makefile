@@ -7,7 +7,7 @@ STAMP := $(VENV)/.installed
 
 .PHONY: run shell test test-quick lint format typecheck clean \
 	bench-sandbox bench-store bench-http bench-agent bench-replay bench-mcp bench-bank \
-	bench-sandbox-waits bench-soak bench-logging bench-growth bench-scale bench-pgbench eval-agent
+	bench-sandbox-waits bench-soak bench-logging bench-growth bench-scale bench-pgbench bench-call eval-agent
 
 $(STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "Sluice needs Python 3.11 or newer")'
@@ -97,6 +97,10 @@ bench-growth: $(STAMP)
 # N gateway processes (1, 2, 4) on one Postgres: direct transfers and propose+confirm.
 bench-scale: $(STAMP)
 	$(BIN)/python -m benchmarks.bench_scale $(ARGS)
+
+# A direct transfer through Gateway.call in process, on cached accounts and from the store.
+bench-call: $(STAMP)
+	$(BIN)/python -m benchmarks.bench_call $(ARGS)
 
 # The store's transfer statements sent by pgbench (C), by the recorder and by a whole
 # application transfer, side by side: where Postgres itself is the limit.

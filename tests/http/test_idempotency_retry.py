@@ -2,15 +2,15 @@
 new state; one that still loses (409) is not kept for its Idempotency-Key, so its retry
 with the same key goes through, once.
 
-One process's writes to one account take turns (application/account_turns.py), so what
-makes a served deposit lose every try is another process writing the same account."""
+A process's own writes to one account take turns (application/account_turns.py) and do
+not conflict with each other; the first test races them, the second races writes that do
+not take turns, as several processes' writes do not."""
 
 from __future__ import annotations
 
 import threading
 import uuid
 from collections.abc import Iterator
-from contextlib import contextmanager, suppress
 from dataclasses import replace
 from decimal import Decimal
 
@@ -18,7 +18,6 @@ import httpx
 import pytest
 
 from gateway.bootstrap import Sluice
-from gateway.core.errors import GatewayError
 from gateway.core.program.sandbox import Sandbox
 from gateway.demo import seed
 from tests.conftest import TEST_CAPS
@@ -77,37 +76,25 @@ def test_direct_calls_meeting_each_other_are_done_again_on_the_new_state(api: st
         assert bob(client) == before + 15
 
 
-@contextmanager
-def another_process_depositing(database_url: str, threads: int = 3) -> Iterator[None]:
-    """Deposits to bob, as fast as they go, through another ledger on the same store."""
-    stop = threading.Event()
-    with Sluice(database_url, replace(TEST_CAPS, requests_per_minute=1_000_000)) as other:
-        teller = other.gateway.authenticate(TELLER["Authorization"].split()[1])
-
-        def hammer() -> None:
-            while not stop.is_set():
-                with suppress(GatewayError):  # it loses races too
-                    other.gateway.call(teller, "deposit", {"account": "bob", "amount": "0.01"})
-
-        workers = [threading.Thread(target=hammer) for _ in range(threads)]
-        for worker in workers:
-            worker.start()
-        try:
-            yield
-        finally:
-            stop.set()
-            for worker in workers:
-                worker.join()
+@pytest.fixture
+def racing_api(database_url: str, sandbox: Sandbox) -> Iterator[str]:
+    """As `api`, but its direct writes do not take turns (`Gateway.writes_as_cached` off):
+    its racing deposits then conflict with each other as writes from several processes
+    do, and some lose every try, which is what the test needs to happen."""
+    caps = replace(TEST_CAPS, requests_per_minute=1_000_000)
+    with Sluice(database_url, caps, sandbox=sandbox) as sluice:
+        sluice.gateway.writes_as_cached = False
+        seed(sluice.gateway)
+        yield from serve(sluice)
 
 
 def test_a_conflict_is_not_replayed_and_the_retry_with_the_same_key_commits(
-    api: str, database_url: str
+    racing_api: str,
 ) -> None:
-    with httpx.Client(base_url=api, headers=TELLER, timeout=60) as client:
+    with httpx.Client(base_url=racing_api, headers=TELLER, timeout=60) as client:
         lost: list[str] = []
         for _ in range(20):  # until some requests lose a race
-            with another_process_depositing(database_url):
-                statuses = racing_deposits(client)
+            statuses = racing_deposits(client)
             assert set(statuses.values()) <= {200, 409}, statuses
             lost += [key for key, status in statuses.items() if status == 409]
             if lost:
