@@ -183,26 +183,26 @@ class Gateway:
         turns = write
         # A direct call has no preview a person agreed to: when the accounts it read moved
         # before its commit, doing it again on their new state is what was asked.
-        for attempt in range(1 - write, DIRECT_ATTEMPTS + 1):
+        attempt = 0 if write else 1
+        while True:
             as_cached = attempt == 0
             with UnitOfWork(self.ledger, visible=visible, as_cached=as_cached, turns=turns) as uow:
                 try:
-                    outcome = self._direct_attempt(
+                    return self._direct_attempt(
                         principal, use_case, source, uow, record, consistent=consistent
                     )
                 except TurnNotFreeError:
                     turns = False
-                    continue
+                    if not as_cached:
+                        continue  # the same try again, without turns
                 except _NotSettledError:
-                    continue
+                    pass
                 except ConflictError as conflict:
                     if attempt == DIRECT_ATTEMPTS:
                         raise GatewayError(
                             "conflict", f"{conflict} (tried {DIRECT_ATTEMPTS} times)"
                         ) from None
-                    continue
-                return outcome
-        raise AssertionError("unreachable")
+            attempt += 1
 
     def _direct_attempt(
         self,
