@@ -41,7 +41,7 @@ class UnitOfWork:
         *,
         visible: frozenset[str] | None = None,
         as_cached: bool = False,
-        turns: bool | None = None,
+        turns: bool = False,
     ) -> None:
         self.ledger = ledger
         # The accounts a listing may show: a customer's own, or all (None).
@@ -52,7 +52,7 @@ class UnitOfWork:
         self.as_cached = as_cached
         # Whether it takes its accounts' turns (application/account_turns.py): always as
         # cached, which relies on them; a write's caller may ask for them on stored state too.
-        self.takes_turns = as_cached if turns is None else turns or as_cached
+        self.takes_turns = turns or as_cached
         self._turns: list[UUID] = []
         self._accounts: dict[str, Account] = {}
         self._loaded_versions: dict[UUID, int] = {}
