@@ -7,7 +7,8 @@ STAMP := $(VENV)/.installed
 
 .PHONY: run shell test test-quick lint format typecheck clean \
 	bench-sandbox bench-store bench-http bench-agent bench-replay bench-mcp bench-bank \
-	bench-sandbox-waits bench-soak bench-logging bench-growth bench-scale bench-pgbench bench-call eval-agent
+	bench-sandbox-waits bench-soak bench-logging bench-growth bench-scale bench-pgbench bench-call \
+	bench-projector eval-agent
 
 $(STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "Sluice needs Python 3.11 or newer")'
@@ -64,6 +65,11 @@ bench-agent: $(STAMP)
 
 bench-replay: $(STAMP)
 	$(BIN)/python -m benchmarks.bench_replay
+
+# What keeping the read models current costs per operation: each projection alone beside the
+# three together (one transaction per window), by how many operations a round catches up.
+bench-projector: $(STAMP)
+	$(BIN)/python -m benchmarks.bench_projector $(ARGS)
 
 bench-mcp: $(STAMP)
 	$(BIN)/python -m benchmarks.bench_mcp

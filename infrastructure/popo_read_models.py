@@ -10,15 +10,12 @@ from typing import Any
 from eventsourcing.popo import POPOTrackingRecorder
 
 from application.read_models.rows import (
-    BalanceChange,
     BalanceRow,
     DeadLetter,
-    RunChange,
-    RunLink,
     RunRow,
     StatementRow,
 )
-from application.read_models.store import ReadModelStore, StaleWindowError, Window
+from application.read_models.store import ReadModelStore, StaleWindowError, Window, WindowWrite
 
 
 class POPOReadModelStore(POPOTrackingRecorder, ReadModelStore):
@@ -40,43 +37,44 @@ class POPOReadModelStore(POPOTrackingRecorder, ReadModelStore):
             raise StaleWindowError(window, recorded)
         self._max_tracking_ids[window.name] = window.upto
 
-    def apply_balances(self, changes: Sequence[BalanceChange], window: Window) -> None:
+    def write(self, writes: Sequence[WindowWrite]) -> None:
         with self._database_lock:
-            self._claim(window)
-            for ch in changes:
-                old = self._balances.get(ch.aggregate_id)
-                self._balances[ch.aggregate_id] = BalanceRow(
-                    account=ch.account or (old.account if old else ""),
-                    owner=ch.owner or (old.owner if old else ""),
-                    balance=(old.balance if old else Decimal("0.00")) + ch.delta,
-                    status=ch.status or (old.status if old else "open"),
-                    version=max(ch.version, old.version if old else 0),
-                )
+            recorded = dict(self._max_tracking_ids)
+            try:
+                for write in writes:
+                    self._claim(write.window)
+            except StaleWindowError:
+                self._max_tracking_ids.clear()
+                self._max_tracking_ids.update(recorded)  # nothing claimed, nothing written
+                raise
+            for write in writes:
+                self._write_rows(write)
 
-    def apply_statement(
-        self, entries: Sequence[StatementRow], links: Sequence[RunLink], window: Window
-    ) -> None:
-        with self._database_lock:
-            self._claim(window)
-            for entry in entries:
-                self._statement[(entry.aggregate_id, entry.version)] = entry
-            for link in links:
-                key = (link.aggregate_id, link.version)
-                if key in self._statement:
-                    self._statement[key] = replace(self._statement[key], run_id=link.run_id)
-
-    def apply_runs(self, changes: Sequence[RunChange], window: Window) -> None:
-        with self._database_lock:
-            self._claim(window)
-            for ch in changes:
-                old = self._runs.get(ch.run_id)
-                merged: dict[str, Any] = {
-                    f.name: getattr(ch, f.name)
-                    if getattr(ch, f.name) is not None
-                    else (getattr(old, f.name) if old else None)
-                    for f in fields(RunRow)
-                }
-                self._runs[ch.run_id] = RunRow(**merged)
+    def _write_rows(self, write: WindowWrite) -> None:
+        for ch in write.balances:
+            old = self._balances.get(ch.aggregate_id)
+            self._balances[ch.aggregate_id] = BalanceRow(
+                account=ch.account or (old.account if old else ""),
+                owner=ch.owner or (old.owner if old else ""),
+                balance=(old.balance if old else Decimal("0.00")) + ch.delta,
+                status=ch.status or (old.status if old else "open"),
+                version=max(ch.version, old.version if old else 0),
+            )
+        for entry in write.entries:
+            self._statement[(entry.aggregate_id, entry.version)] = entry
+        for link in write.links:
+            key = (link.aggregate_id, link.version)
+            if key in self._statement:
+                self._statement[key] = replace(self._statement[key], run_id=link.run_id)
+        for run in write.runs:
+            old_run = self._runs.get(run.run_id)
+            merged: dict[str, Any] = {
+                f.name: getattr(run, f.name)
+                if getattr(run, f.name) is not None
+                else (getattr(old_run, f.name) if old_run else None)
+                for f in fields(RunRow)
+            }
+            self._runs[run.run_id] = RunRow(**merged)
 
     def record_dead_letter(self, letter: DeadLetter, window: Window) -> None:
         with self._database_lock:

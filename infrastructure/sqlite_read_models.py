@@ -11,15 +11,12 @@ from typing import Any
 from eventsourcing.sqlite import SQLiteCursor, SQLiteDatastore, SQLiteTrackingRecorder
 
 from application.read_models.rows import (
-    BalanceChange,
     BalanceRow,
     DeadLetter,
-    RunChange,
-    RunLink,
     RunRow,
     StatementRow,
 )
-from application.read_models.store import ReadModelStore, StaleWindowError, Window
+from application.read_models.store import ReadModelStore, StaleWindowError, Window, WindowWrite
 
 RUN_COLUMNS = (
     "principal", "kind", "language", "status", "calls", "previewed", "committed",
@@ -62,11 +59,17 @@ class SQLiteReadModelStore(SQLiteTrackingRecorder, ReadModelStore):
             "error TEXT, recorded_at TEXT, PRIMARY KEY (projection, position))",
         ]
 
-    # Writes: the window claimed, then its rows, in one transaction.
+    # Writes: the windows claimed, then their rows, in one transaction.
 
-    def apply_balances(self, changes: Sequence[BalanceChange], window: Window) -> None:
+    def write(self, writes: Sequence[WindowWrite]) -> None:
         with self.datastore.transaction(commit=True) as c:
-            _claim(c, window)
+            for write in sorted(writes, key=lambda w: w.window.name):
+                _claim(c, write.window)
+            for write in writes:
+                self._write_rows(c, write)
+
+    def _write_rows(self, c: SQLiteCursor, write: WindowWrite) -> None:
+        if write.balances:
             c.executemany(
                 f"INSERT INTO {self.prefix}balances VALUES (?, ?, ?, ?, ?, ?) "
                 "ON CONFLICT (aggregate_id) DO UPDATE SET "
@@ -77,15 +80,10 @@ class SQLiteReadModelStore(SQLiteTrackingRecorder, ReadModelStore):
                 "version = MAX(version, excluded.version)",
                 [
                     (ch.aggregate_id, ch.account, ch.owner, cents(ch.delta), ch.status, ch.version)
-                    for ch in changes
+                    for ch in write.balances
                 ],
             )
-
-    def apply_statement(
-        self, entries: Sequence[StatementRow], links: Sequence[RunLink], window: Window
-    ) -> None:
-        with self.datastore.transaction(commit=True) as c:
-            _claim(c, window)
+        if write.entries:
             c.executemany(
                 f"INSERT INTO {self.prefix}statement VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 [
@@ -101,23 +99,21 @@ class SQLiteReadModelStore(SQLiteTrackingRecorder, ReadModelStore):
                         e.time,
                         e.run_id,
                     )
-                    for e in entries
+                    for e in write.entries
                 ],
             )
+        if write.links:
             c.executemany(
                 f"UPDATE {self.prefix}statement SET run_id = ? "
                 "WHERE aggregate_id = ? AND version = ?",
-                [(link.run_id, link.aggregate_id, link.version) for link in links],
+                [(link.run_id, link.aggregate_id, link.version) for link in write.links],
             )
-
-    def apply_runs(self, changes: Sequence[RunChange], window: Window) -> None:
-        updates = ", ".join(f"{col} = COALESCE(excluded.{col}, {col})" for col in RUN_COLUMNS)
-        with self.datastore.transaction(commit=True) as c:
-            _claim(c, window)
+        if write.runs:
+            updates = ", ".join(f"{col} = COALESCE(excluded.{col}, {col})" for col in RUN_COLUMNS)
             c.executemany(
                 f"INSERT INTO {self.prefix}runs VALUES ({', '.join('?' * (1 + len(RUN_COLUMNS)))}) "
                 f"ON CONFLICT (run_id) DO UPDATE SET {updates}",
-                [(ch.run_id, *(getattr(ch, col) for col in RUN_COLUMNS)) for ch in changes],
+                [(ch.run_id, *(getattr(ch, col) for col in RUN_COLUMNS)) for ch in write.runs],
             )
 
     def record_dead_letter(self, letter: DeadLetter, window: Window) -> None:

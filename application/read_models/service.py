@@ -17,7 +17,7 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 
 from eventsourcing.domain import AggregateEvent
@@ -78,6 +78,8 @@ class ReadModels:
         self.projections: dict[str, LedgerProjection] = {
             p.name: p(view) for p in (BalancesProjection, StatementProjection, RunsProjection)
         }
+        self._topics = {name: frozenset(p.topics) for name, p in self.projections.items()}
+        self._all_topics = sorted(frozenset().union(*self._topics.values()))
 
     def projection(self, name: str) -> LedgerProjection:
         try:
@@ -101,9 +103,21 @@ class ReadModels:
         to: int | None = None,
         progress: Progress | None = None,
     ) -> list[CatchUp]:
-        """Bring projections up to `to` (default: the log's head now)."""
+        """Bring projections up to `to` (default: the log's head now).
+
+        All of them, while they stand at one position, go on together: one read of the log
+        and one transaction per window for the three (`_catch_up_together`). A projection
+        behind or ahead of the others, or a window that fails, goes on alone."""
         target = self.head() if to is None else to
-        return [self._catch_up(self.projection(n), target, progress) for n in names or PROJECTIONS]
+        applied: dict[str, int] = {}
+        if names is None and progress is None:
+            applied, position = self._catch_up_together(target)
+            if position >= target:
+                return [CatchUp(name, position, applied[name]) for name in PROJECTIONS]
+        caught_up = [
+            self._catch_up(self.projection(n), target, progress) for n in names or PROJECTIONS
+        ]
+        return [replace(c, events=c.events + applied.get(c.projection, 0)) for c in caught_up]
 
     def reset(self, names: list[str] | None = None) -> None:
         for name in names or PROJECTIONS:
@@ -120,10 +134,47 @@ class ReadModels:
     def wait(self, position: int, timeout: float = 5.0) -> None:
         """Block until every projection has reached `position`, catching up if behind."""
         deadline = time.monotonic() + timeout
-        while min(self.position(n) for n in PROJECTIONS) < position:
+        names = [self.tracking_name(n) for n in PROJECTIONS]
+        while min(self.store.positions(names).values()) < position:
             self.catch_up(to=position)
             if time.monotonic() > deadline:
                 raise TimeoutError(f"the read models did not reach position {position}")
+
+    def _catch_up_together(self, target: int) -> tuple[dict[str, int], int]:
+        """Every projection's next window, while all start at one position: one read of the
+        log for the three and their rows written in ONE transaction with their tracking
+        (the store's `write`). What each applied, and the position they reached together
+        (0 if they did not start together); it stops short of `target`, leaving the rest
+        to each projection alone, where they part (the first window of an empty read model
+        included) or a window fails."""
+        projections = [self.projection(name) for name in PROJECTIONS]
+        names = [self.tracking_name(p.name) for p in projections]
+        applied = dict.fromkeys(PROJECTIONS, 0)
+        starts = set(self.store.positions(names).values())
+        if len(starts) != 1:
+            return applied, 0
+        position = starts.pop()
+        while 0 < position < target:
+            upto = min(target, position + self.window)
+            notifications = self.ledger.recorder.select_notifications(
+                position + 1, self.window, stop=upto, topics=self._all_topics
+            )
+            shares = [
+                [n for n in notifications if n.topic in self._topics[p.name]] for p in projections
+            ]
+            try:
+                with self.store.gathering() as writes:
+                    for projection, name, share in zip(projections, names, shares, strict=True):
+                        self._process(projection, share, Window(name, position, upto))
+                self.store.write(writes)
+            except TRANSIENT:
+                raise
+            except Exception:  # stale, or a window that fails: each alone sees to it
+                return applied, 0
+            for projection, share in zip(projections, shares, strict=True):
+                applied[projection.name] += len(share)
+            position = upto
+        return applied, position
 
     def _catch_up(
         self, projection: LedgerProjection, target: int, progress: Progress | None

@@ -13,7 +13,9 @@ serves read models exposes `make_read_model_store(factory, prefix)`.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Iterator, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from decimal import Decimal
 from typing import Protocol, runtime_checkable
@@ -46,6 +48,23 @@ class Window:
         return Tracking(self.name, self.upto)
 
 
+@dataclass(frozen=True)
+class WindowWrite:
+    """One projection's rows for one window: written with its tracking, or not at all."""
+
+    window: Window
+    balances: Sequence[BalanceChange] = ()
+    entries: Sequence[StatementRow] = ()
+    links: Sequence[RunLink] = ()
+    runs: Sequence[RunChange] = ()
+
+
+# The writes being gathered in this thread (or task), and the store they are for.
+_gathering: ContextVar[tuple[ReadModelStore, list[WindowWrite]] | None] = ContextVar(
+    "read_model_writes_gathered", default=None
+)
+
+
 class StaleWindowError(IntegrityError):
     """The window does not start at the recorded position: another applier moved it on."""
 
@@ -72,16 +91,47 @@ class ReadModelStore(TrackingRecorder, ABC):
 
     prefix: str
 
-    @abstractmethod
-    def apply_balances(self, changes: Sequence[BalanceChange], window: Window) -> None: ...
+    # What the projections write: each window in a transaction of its own, or, while
+    # `gathering`, kept for one `write` of several windows.
 
-    @abstractmethod
+    def apply_balances(self, changes: Sequence[BalanceChange], window: Window) -> None:
+        self._apply(WindowWrite(window, balances=changes))
+
     def apply_statement(
         self, entries: Sequence[StatementRow], links: Sequence[RunLink], window: Window
-    ) -> None: ...
+    ) -> None:
+        self._apply(WindowWrite(window, entries=entries, links=links))
+
+    def apply_runs(self, changes: Sequence[RunChange], window: Window) -> None:
+        self._apply(WindowWrite(window, runs=changes))
+
+    @contextmanager
+    def gathering(self) -> Iterator[list[WindowWrite]]:
+        """The windows applied inside (by this thread) are kept in the list it gives, not
+        written: the caller then writes them together with `write`."""
+        writes: list[WindowWrite] = []
+        token = _gathering.set((self, writes))
+        try:
+            yield writes
+        finally:
+            _gathering.reset(token)
+
+    def _apply(self, write: WindowWrite) -> None:
+        gathered = _gathering.get()
+        if gathered is not None and gathered[0] is self:
+            gathered[1].append(write)
+        else:
+            self.write([write])
 
     @abstractmethod
-    def apply_runs(self, changes: Sequence[RunChange], window: Window) -> None: ...
+    def write(self, writes: Sequence[WindowWrite]) -> None:
+        """Claim every write's window and write its rows, all in ONE transaction, or raise
+        (StaleWindowError when a window does not start at its recorded position) having
+        written nothing."""
+
+    def positions(self, names: Sequence[str]) -> dict[str, int]:
+        """The recorded position of each tracking name (0 where none is)."""
+        return {name: self.max_tracking_id(name) or 0 for name in names}
 
     @abstractmethod
     def record_dead_letter(self, letter: DeadLetter, window: Window) -> None:

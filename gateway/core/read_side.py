@@ -65,7 +65,8 @@ class ReadSide:
                 "give a position a write answered",
             )
         deadline = time.monotonic() + self.wait_seconds
-        while (reached := min(models.position(n) for n in PROJECTIONS)) < min_position:
+        names = [models.tracking_name(n) for n in PROJECTIONS]
+        while (reached := min(models.store.positions(names).values())) < min_position:
             if time.monotonic() >= deadline:
                 raise GatewayError(
                     "unavailable",
@@ -228,7 +229,7 @@ class ReadSide:
         if not may_read_any_run(principal):
             raise _not_an_auditor(principal, "runs")
         try:
-            run: object = self.gateway.ledger.repository.get(UUID(run_id))
+            run: object = self.gateway.ledger.load_record(UUID(run_id))
         except (ValueError, AggregateNotFoundError):
             raise GatewayError("not-found", f"no run {run_id}") from None
         if not isinstance(run, Run):

@@ -12,15 +12,12 @@ from decimal import Decimal
 from typing import Any
 
 from application.read_models.rows import (
-    BalanceChange,
     BalanceRow,
     DeadLetter,
-    RunChange,
-    RunLink,
     RunRow,
     StatementRow,
 )
-from application.read_models.store import ReadModelStore, StaleWindowError, Window
+from application.read_models.store import ReadModelStore, StaleWindowError, Window, WindowWrite
 from infrastructure.postgres import driver
 from infrastructure.postgres.datastore import AsyncpgDatastore
 from infrastructure.postgres.recorder import DdlStep
@@ -32,6 +29,12 @@ RUN_COLUMNS = (
     ("calls", "int"), ("previewed", "int"), ("committed", "int"), ("confirmed_by", "text"),
     ("error", "text"), ("created_at", "text"), ("decided_at", "text"), ("position", "bigint"),
 )  # fmt: skip
+# The fields of each kind of row, in the order of its statement's arrays.
+BALANCE_FIELDS = ("aggregate_id", "account", "owner", "delta", "status", "version")
+ENTRY_FIELDS = ("aggregate_id", "version", "position", "kind", "amount", "balance",
+                "counterparty", "memo", "time", "run_id")  # fmt: skip
+LINK_FIELDS = ("aggregate_id", "version", "run_id")
+RUN_FIELDS = ("run_id", *(name for name, _ in RUN_COLUMNS))
 
 
 class AsyncpgReadModelStore(AsyncpgTrackingRecorder, ReadModelStore):
@@ -45,6 +48,32 @@ class AsyncpgReadModelStore(AsyncpgTrackingRecorder, ReadModelStore):
         self.t_runs = f"{schema}.{quote_ident(prefix + 'runs')}"
         self.t_dead_letters = f"{schema}.{quote_ident(prefix + 'dead_letters')}"
         self._quoted_schema = schema
+        self._balances_upsert = (
+            f"INSERT INTO {self.t_balances} AS t SELECT * FROM unnest($1::text[], $2::text[], "
+            "$3::text[], $4::numeric[], $5::text[], $6::int[]) "
+            "ON CONFLICT (aggregate_id) DO UPDATE SET "
+            "account = COALESCE(EXCLUDED.account, t.account), "
+            "owner = COALESCE(EXCLUDED.owner, t.owner), balance = t.balance + EXCLUDED.balance, "
+            "status = COALESCE(EXCLUDED.status, t.status), "
+            "version = GREATEST(t.version, EXCLUDED.version)"
+        )
+        self._statement_insert = (
+            f"INSERT INTO {self.t_statement} SELECT * FROM unnest($1::text[], $2::int[], "
+            "$3::bigint[], $4::text[], $5::numeric[], $6::numeric[], $7::text[], $8::text[], "
+            "$9::text[], $10::text[])"
+        )
+        self._statement_link = (
+            f"UPDATE {self.t_statement} AS s SET run_id = l.run_id FROM unnest($1::text[], "
+            "$2::int[], $3::text[]) AS l(aggregate_id, version, run_id) "
+            "WHERE s.aggregate_id = l.aggregate_id AND s.version = l.version"
+        )
+        kinds = ["text", *(kind for _, kind in RUN_COLUMNS)]
+        arrays = ", ".join(f"${i}::{kind}[]" for i, kind in enumerate(kinds, 1))
+        updates = ", ".join(f"{n} = COALESCE(EXCLUDED.{n}, t.{n})" for n in RUN_FIELDS[1:])
+        self._runs_upsert = (
+            f"INSERT INTO {self.t_runs} AS t SELECT * FROM unnest({arrays}) "
+            f"ON CONFLICT (run_id) DO UPDATE SET {updates}"
+        )
 
     def ddl(self) -> list[DdlStep]:
         runs = ", ".join(f"{name} {kind}" for name, kind in RUN_COLUMNS)
@@ -87,62 +116,31 @@ class AsyncpgReadModelStore(AsyncpgTrackingRecorder, ReadModelStore):
 
     # Writes.
 
-    def apply_balances(self, changes: Sequence[BalanceChange], window: Window) -> None:
-        query = (
-            f"INSERT INTO {self.t_balances} AS t SELECT * FROM unnest($1::text[], $2::text[], "
-            "$3::text[], $4::numeric[], $5::text[], $6::int[]) "
-            "ON CONFLICT (aggregate_id) DO UPDATE SET "
-            "account = COALESCE(EXCLUDED.account, t.account), "
-            "owner = COALESCE(EXCLUDED.owner, t.owner), balance = t.balance + EXCLUDED.balance, "
-            "status = COALESCE(EXCLUDED.status, t.status), "
-            "version = GREATEST(t.version, EXCLUDED.version)"
-        )
-        columns: list[list[Any]] = [
-            [c.aggregate_id for c in changes],
-            [c.account for c in changes],
-            [c.owner for c in changes],
-            [c.delta for c in changes],
-            [c.status for c in changes],
-            [c.version for c in changes],
-        ]
-        self._write([(query, columns)], window)
+    def write(self, writes: Sequence[WindowWrite]) -> None:
+        statements = [s for w in writes for s in self._statements(w)]
+        self._write(statements, [w.window for w in writes])
 
-    def apply_statement(
-        self, entries: Sequence[StatementRow], links: Sequence[RunLink], window: Window
-    ) -> None:
-        insert = (
-            f"INSERT INTO {self.t_statement} SELECT * FROM unnest($1::text[], $2::int[], "
-            "$3::bigint[], $4::text[], $5::numeric[], $6::numeric[], $7::text[], $8::text[], "
-            "$9::text[], $10::text[])"
+    def positions(self, names: Sequence[str]) -> dict[str, int]:
+        rows = self._fetch(
+            f"SELECT application_name, notification_id FROM {self.tracking_sql.qualified} "
+            "WHERE application_name = ANY($1)",
+            list(names),
         )
-        link = (
-            f"UPDATE {self.t_statement} AS s SET run_id = l.run_id FROM unnest($1::text[], "
-            "$2::int[], $3::text[]) AS l(aggregate_id, version, run_id) "
-            "WHERE s.aggregate_id = l.aggregate_id AND s.version = l.version"
-        )
-        entry_columns = [
-            [getattr(e, name) for e in entries]
-            for name in ("aggregate_id", "version", "position", "kind", "amount", "balance",
-                         "counterparty", "memo", "time", "run_id")
-        ]  # fmt: skip
-        link_columns: list[list[Any]] = [
-            [x.aggregate_id for x in links],
-            [x.version for x in links],
-            [x.run_id for x in links],
-        ]
-        self._write([(insert, entry_columns), (link, link_columns)], window)
+        recorded = {r["application_name"]: int(r["notification_id"]) for r in rows}
+        return {name: recorded.get(name, 0) for name in names}
 
-    def apply_runs(self, changes: Sequence[RunChange], window: Window) -> None:
-        names = ["run_id", *(name for name, _ in RUN_COLUMNS)]
-        kinds = ["text", *(kind for _, kind in RUN_COLUMNS)]
-        arrays = ", ".join(f"${i}::{kind}[]" for i, kind in enumerate(kinds, 1))
-        updates = ", ".join(f"{n} = COALESCE(EXCLUDED.{n}, t.{n})" for n in names[1:])
-        query = (
-            f"INSERT INTO {self.t_runs} AS t SELECT * FROM unnest({arrays}) "
-            f"ON CONFLICT (run_id) DO UPDATE SET {updates}"
-        )
-        columns = [[getattr(c, name) for c in changes] for name in names]
-        self._write([(query, columns)], window)
+    def _statements(self, write: WindowWrite) -> list[tuple[str, list[list[Any]]]]:
+        """One statement per table the write touches, its rows as arrays (one per column)."""
+        statements: list[tuple[str, list[list[Any]]]] = []
+        if write.balances:
+            statements.append((self._balances_upsert, _columns(write.balances, BALANCE_FIELDS)))
+        if write.entries:
+            statements.append((self._statement_insert, _columns(write.entries, ENTRY_FIELDS)))
+        if write.links:
+            statements.append((self._statement_link, _columns(write.links, LINK_FIELDS)))
+        if write.runs:
+            statements.append((self._runs_upsert, _columns(write.runs, RUN_FIELDS)))
+        return statements
 
     def record_dead_letter(self, letter: DeadLetter, window: Window) -> None:
         query = (
@@ -151,35 +149,40 @@ class AsyncpgReadModelStore(AsyncpgTrackingRecorder, ReadModelStore):
             "recorded_at = EXCLUDED.recorded_at"
         )
         row = [letter.projection, letter.position, letter.error, letter.recorded_at]
-        self._write([(query, [[value] for value in row])], window, arrays=False)
+        self._write([(query, [[value] for value in row])], [window], arrays=False)
 
     def _write(
         self,
         statements: list[tuple[str, list[list[Any]]]],
-        window: Window,
+        windows: Sequence[Window],
         *,
         arrays: bool = True,
     ) -> None:
+        """Claim each window, then run the statements, in one transaction."""
         qualified = self.tracking_sql.qualified
-        if window.after == 0:
-            claim = (
-                f"INSERT INTO {qualified} (application_name, notification_id) "
-                "VALUES ($1, $2) ON CONFLICT (application_name) DO NOTHING "
-                "RETURNING notification_id"
-            )
-            args: tuple[object, ...] = (window.name, window.upto)
-        else:
-            claim = (
-                f"UPDATE {qualified} SET notification_id = $3 "
-                "WHERE application_name = $1 AND notification_id = $2 RETURNING notification_id"
-            )
-            args = (window.name, window.after, window.upto)
+        first = (
+            f"INSERT INTO {qualified} (application_name, notification_id) "
+            "VALUES ($1, $2) ON CONFLICT (application_name) DO NOTHING "
+            "RETURNING notification_id"
+        )
+        moved = (
+            f"UPDATE {qualified} SET notification_id = $3 "
+            "WHERE application_name = $1 AND notification_id = $2 RETURNING notification_id"
+        )
         recorded = f"SELECT notification_id FROM {qualified} WHERE application_name = $1"
+        # In name order, so that two appliers of the same windows never wait on each other
+        # crosswise.
+        claims = sorted(windows, key=lambda w: w.name)
 
         async def write(conn: driver.Connection) -> None:
             async with conn.transaction():
-                if not await conn.fetch(claim, *args):
-                    raise StaleWindowError(window, await conn.fetchval(recorded, window.name))
+                for window in claims:
+                    if window.after == 0:
+                        claimed = await conn.fetch(first, window.name, window.upto)
+                    else:
+                        claimed = await conn.fetch(moved, window.name, window.after, window.upto)
+                    if not claimed:
+                        raise StaleWindowError(window, await conn.fetchval(recorded, window.name))
                 for query, columns in statements:
                     if columns and columns[0]:
                         values = columns if arrays else [column[0] for column in columns]
@@ -332,6 +335,10 @@ class AsyncpgReadModelStore(AsyncpgTrackingRecorder, ReadModelStore):
             return await conn.fetch(query, *args)
 
         return self.datastore.run(fetch)
+
+
+def _columns(rows: Sequence[Any], names: Sequence[str]) -> list[list[Any]]:
+    return [[getattr(row, name) for row in rows] for name in names]
 
 
 def _balance_rows(rows: list[driver.Record]) -> list[BalanceRow]:

@@ -1,6 +1,8 @@
-"""Run by test_crash: catch up the balances, and stop for good in the middle of the 3rd batch.
+"""Run by test_crash: catch up the read models, and stop for good inside a transaction.
 
-The batch's window is claimed and its rows written, not committed: the process then waits
+`balances` (the default): the balances alone, stopping in the middle of the 3rd batch.
+`together`: every read model, stopping in the first window the three write together.
+The window is claimed and its rows written, not committed: the process then waits
 inside the transaction, where the test kills it.
 """
 
@@ -14,7 +16,7 @@ from typing import Any
 
 from application.read_models.rows import BalanceChange
 from application.read_models.service import LIVE, ReadModels, open_read_model_store
-from application.read_models.store import Window
+from application.read_models.store import Window, WindowWrite
 from gateway.bootstrap import Sluice
 
 # Names the statement the Postgres child waits in, so the test can see when it has ended.
@@ -22,8 +24,13 @@ MARK = "sluice-crash-child"
 
 
 def main() -> None:
+    mode = sys.argv[2] if len(sys.argv) > 2 else "balances"
     with Sluice(sys.argv[1]) as sluice:
         view: Any = open_read_model_store(sluice.ledger, LIVE)
+        if mode == "together":
+            view.write = lambda writes: write_all_and_hang(view, writes)
+            ReadModels(sluice.ledger, view, window=10).catch_up()
+            return
         batches = 0
         original = view.apply_balances
 
@@ -33,17 +40,23 @@ def main() -> None:
             if batches < 3:
                 original(changes, window)
                 return
-            hang_inside_the_transaction(view, changes, window)
+            hang_inside_the_transaction(view, [WindowWrite(window, balances=changes)])
 
         view.apply_balances = apply_and_hang
         ReadModels(sluice.ledger, view, window=10).catch_up(["balances"])
 
 
-def hang_inside_the_transaction(
-    view: Any, changes: Sequence[BalanceChange], window: Window
-) -> None:
+def write_all_and_hang(view: Any, writes: Sequence[WindowWrite]) -> None:
+    """A window of every read model at once hangs; any other is written."""
+    if len(writes) < 3:
+        type(view).write(view, writes)
+        return
+    hang_inside_the_transaction(view, writes)
+
+
+def hang_inside_the_transaction(view: Any, writes: Sequence[WindowWrite]) -> None:
     if type(view).__name__.startswith("SQLite"):
-        # The window claimed and its rows written; the commit never comes.
+        # The windows claimed and their rows written; the commit never comes.
         transaction = view.datastore.transaction
 
         @contextmanager
@@ -54,24 +67,25 @@ def hang_inside_the_transaction(
                 time.sleep(60)
 
         view.datastore.transaction = announce_then_wait
-        type(view).apply_balances(view, changes, window)
+        type(view).write(view, writes)
         return
-    # Postgres: the claim and the window's rows, then a statement that waits, never the commit.
+    # Postgres: the claims and the windows' rows, then a statement that waits, never the
+    # commit. The test sees the statement start (pg_stat_activity).
     write = view._write
 
-    def write_then_wait(statements: list[Any], window: Window, **options: Any) -> None:
+    def write_then_wait(statements: list[Any], windows: list[Window], **options: Any) -> None:
         print("IN-TRANSACTION", flush=True)
         write(
             [
                 *statements,
                 (f"SELECT pg_sleep(60) /* {MARK} */ WHERE cardinality($1::int[]) = 1", [[1]]),
             ],
-            window,
+            windows,
             **options,
         )
 
     view._write = write_then_wait
-    type(view).apply_balances(view, changes, window)
+    type(view).write(view, writes)
 
 
 if __name__ == "__main__":

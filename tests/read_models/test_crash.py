@@ -11,6 +11,7 @@ from decimal import Decimal
 
 from application.read_models.replay import Replay
 from application.read_models.service import LIVE, ReadModels, open_read_model_store
+from application.read_models.store import PROJECTIONS
 from gateway.bootstrap import Sluice
 from tests.postgres import support
 from tests.read_models.crash_child import MARK
@@ -44,6 +45,71 @@ def test_a_batch_killed_half_written_is_applied_once_after_a_restart(
     assert compared.equal is True
     carla = {row.account: row.balance for row in restarted.store.balances()}["carla"]
     assert carla == Decimal("3.50") + sum(range(1, 41))  # its history, then each deposit once
+
+
+def test_a_window_the_read_models_write_together_killed_half_written_moves_none_of_them(
+    durable_sluice: Sluice,
+) -> None:
+    """The three read models catch up in one transaction per window: killed after every
+    row of the window was written, none of them has moved, so they never disagree about
+    how far the log has been applied (a balance its statement does not explain yet)."""
+    sluice = durable_sluice
+    models = sluice.read_models
+    models.catch_up()
+    names = [models.tracking_name(name) for name in PROJECTIONS]
+    before = models.store.positions(names)
+    balances_before = {row.account: row.balance for row in models.store.balances()}
+    teller = sluice.gateway.authenticate("sk-demo-teller")
+    sluice.gateway.call(teller, "deposit", {"account": "carla", "amount": 4})
+    program = sluice.gateway.propose(
+        teller, "python", 'transfer(payer="bob", payee="carla", amount=2, memo="rent")'
+    )
+    sluice.gateway.confirm(teller, program.id, program.preview_hash)
+    child = subprocess.Popen(
+        [sys.executable, "-m", "tests.read_models.crash_child", sluice.database_url, "together"],
+        stdout=subprocess.PIPE,
+        text=True,
+        env={**os.environ},
+    )
+    assert child.stdout is not None
+    assert child.stdout.readline().strip() == "IN-TRANSACTION"
+    if sluice.database_url.startswith("postgres"):
+        wait_for_the_statement(running=True)  # every row of the window is written by then
+
+    child.send_signal(signal.SIGKILL)
+    child.wait(timeout=30)
+    if sluice.database_url.startswith("postgres"):
+        wait_for_the_statement(running=False)
+    restarted = ReadModels(sluice.ledger, open_read_model_store(sluice.ledger, LIVE))
+
+    assert set(before.values()) == {before[names[0]]}  # they started together
+    assert restarted.store.positions(names) == before
+    assert {row.account: row.balance for row in restarted.store.balances()} == balances_before
+    restarted.catch_up()
+    assert len(set(restarted.store.positions(names).values())) == 1
+    compared = Replay(sluice.ledger).run(list(PROJECTIONS), from_scratch=True)
+    assert [c.equal for c in compared] == [True, True, True]
+    carla = {row.account: row.balance for row in restarted.store.balances()}["carla"]
+    assert carla == balances_before["carla"] + 6
+
+
+def wait_for_the_statement(*, running: bool) -> None:
+    """Until the child's waiting statement runs (or, after the kill, has ended)."""
+    if not running:
+        wait_until_the_killed_statement_ends()
+        return
+    deadline = time.monotonic() + 60
+    with support.admin_connection() as conn:
+        while time.monotonic() < deadline:
+            row = conn.execute(
+                "SELECT count(*) FROM pg_stat_activity WHERE state = 'active' AND query LIKE %s "
+                "AND pid <> pg_backend_pid()",
+                (f"%{MARK}%",),
+            ).fetchone()
+            if row is not None and row[0] == 1:
+                return
+            time.sleep(0.05)
+    raise AssertionError("the child's waiting statement did not start within 60 s")
 
 
 def wait_until_the_killed_statement_ends() -> None:

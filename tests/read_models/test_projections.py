@@ -8,7 +8,7 @@ import pytest
 
 from application.read_models.replay import Replay
 from application.read_models.service import LIVE, ReadModels, open_read_model_store
-from application.read_models.store import StaleWindowError, Window
+from application.read_models.store import PROJECTIONS, StaleWindowError, Window
 from domain.account import account_id
 from gateway.bootstrap import Sluice
 
@@ -120,6 +120,50 @@ def test_two_catching_up_at_once_apply_each_event_once(sluice: Sluice) -> None:
 
     assert Replay(sluice.ledger).run(from_scratch=True)[0].equal is True
     assert sum(row.balance for row in mine.store.balances()) == Decimal("102.50")
+
+
+def test_catching_up_together_at_once_applies_each_event_once(sluice: Sluice) -> None:
+    # Once the three stand at one position they go on together, a window of the three per
+    # transaction: three appliers race over it (two of them one ReadModels in two threads,
+    # whose gathered writes must not mix).
+    import threading
+
+    shared = ReadModels(sluice.ledger, open_read_model_store(sluice.ledger, LIVE), window=3)
+    shared.catch_up(to=4)
+    names = [shared.tracking_name(name) for name in PROJECTIONS]
+    assert set(shared.store.positions(names).values()) == {4}
+    other = ReadModels(sluice.ledger, open_read_model_store(sluice.ledger, LIVE), window=3)
+    threads = [threading.Thread(target=m.catch_up) for m in (shared, shared, other)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+
+    assert set(shared.store.positions(names).values()) == {shared.head()}
+    assert [r.equal for r in Replay(sluice.ledger).run(from_scratch=True)] == [True] * 3
+    assert sum(row.balance for row in shared.store.balances()) == Decimal("102.50")
+
+
+def test_a_read_model_behind_the_others_catches_up_alone_then_with_them(sluice: Sluice) -> None:
+    models = sluice.read_models
+    models.catch_up()
+    models.reset(["runs"])  # rebuilt from the start, while the others stand at the head
+    teller = sluice.gateway.authenticate("sk-demo-teller")
+    sluice.gateway.call(teller, "deposit", {"account": "carla", "amount": 1})
+
+    caught_up = models.catch_up()
+
+    names = [models.tracking_name(name) for name in PROJECTIONS]
+    assert set(models.store.positions(names).values()) == {models.head()}
+    assert {c.projection: c.events for c in caught_up}["balances"] == 1
+    sluice.gateway.call(teller, "deposit", {"account": "carla", "amount": 2})
+    # Together now: the deposit, and its run (proposed, confirmed, committed).
+    assert [(c.projection, c.events) for c in models.catch_up()] == [
+        ("balances", 1),
+        ("statement", 2),
+        ("runs", 3),
+    ]
+    assert [r.equal for r in Replay(sluice.ledger).run(from_scratch=True)] == [True] * 3
 
 
 def test_folding_stored_bytes_gives_what_decoding_whole_events_gives(sluice: Sluice) -> None:
