@@ -55,7 +55,7 @@ def provenance(ledger: Ledger, position: int) -> Provenance | None:
     named = {(UUID(e["aggregate_id"]), int(e["version"])) for e in record.events}
     if (event.originator_id, event.originator_version) not in named:
         return None
-    run: object = ledger.repository.get(record.originator_id)
+    run: object = ledger.load_record(record.originator_id)
     assert isinstance(run, Run)
     return Provenance(
         position=position,
@@ -141,7 +141,7 @@ def as_of(
 
 def run_story(ledger: Ledger, run_id: UUID) -> dict[str, Any]:
     """The whole story of one run: request, program, preview, decision, events committed."""
-    run: object = ledger.repository.get(run_id)
+    run: object = ledger.load_record(run_id)
     if not isinstance(run, Run):
         raise LookupError(f"no run {run_id}")
     history = [

@@ -161,6 +161,12 @@ class Ledger(Application[UUID]):
         assert isinstance(account, Account)
         return account
 
+    def load_record(self, aggregate_id: UUID) -> Any:
+        """A run, a kept Idempotency-Key answer or a conversation: kinds never snapshotted
+        (only SNAPSHOTTED kinds are), read from their events in one read of the store instead
+        of two. AggregateNotFoundError if there is none."""
+        return self._bounded.get_from_events(aggregate_id)
+
     def remember(self, *committed: Account) -> None:
         """Keep accounts just committed in the cache, so the next write on them can start
         from them without asking the store (`load_account(as_cached=True)`)."""

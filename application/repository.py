@@ -17,7 +17,7 @@ from threading import Lock
 from typing import Any, TypeVar, cast
 from uuid import UUID
 
-from eventsourcing.application import Repository
+from eventsourcing.application import AggregateNotFoundError, Repository
 from eventsourcing.persistence import OperationalError
 
 LOAD_QUEUE_SECONDS = 1.0
@@ -80,6 +80,15 @@ class BoundedRepository(Repository[UUID]):
             fastforward_skipping=fastforward_skipping,
             deepcopy_from_cache=deepcopy_from_cache,
         )
+
+    def get_from_events(self, aggregate_id: UUID) -> Any:
+        """An aggregate replayed from its events alone, in one read of the store: `get` first
+        asks the snapshot store, a second read, which only a kind that is snapshotted needs.
+        Not cached (the cache keeps only its hot kinds, which `get` loads)."""
+        aggregate = project_events(None, self.event_store.get(originator_id=aggregate_id))
+        if aggregate is None:
+            raise AggregateNotFoundError(f"Aggregate {aggregate_id!r} not found.")
+        return aggregate
 
     def get_as_cached(self, aggregate_id: UUID) -> Any | None:
         """A copy of the cached aggregate as this process last saw it, without asking the

@@ -59,7 +59,7 @@ class Conversations:
 
     def _load(self, conversation_id: str) -> Conversation:
         try:
-            found: object = self.ledger.repository.get(UUID(str(conversation_id)))
+            found: object = self.ledger.load_record(UUID(str(conversation_id)))
         except (ValueError, AggregateNotFoundError):
             raise GatewayError("not-found", f"no conversation {conversation_id}") from None
         if not isinstance(found, Conversation):

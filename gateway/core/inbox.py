@@ -77,7 +77,7 @@ class Inbox:
         now = self.gateway.proposals.clock()
         items = []
         for row in seen:
-            run: object = self.gateway.ledger.repository.get(UUID(row.run_id))
+            run: object = self.gateway.ledger.load_record(UUID(row.run_id))
             assert isinstance(run, Run)
             if status == PENDING and (run.status != PENDING or now >= run.expires_at):
                 continue  # decided since the read model's row, or its time ran out

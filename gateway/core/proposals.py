@@ -294,7 +294,7 @@ class Proposals:
 
     def _load(self, principal: PrincipalView, run_id: str, *, reading: bool = False) -> Run:
         try:
-            run: object = self.ledger.repository.get(UUID(run_id))
+            run: object = self.ledger.load_record(UUID(run_id))
         except (ValueError, AggregateNotFoundError):
             raise GatewayError("not-found", f"no proposal {run_id}") from None
         if not isinstance(run, Run):
@@ -345,7 +345,7 @@ class Proposals:
         return None
 
     def _reload(self, run: Run) -> Run:
-        current: object = self.ledger.repository.get(run.id)
+        current: object = self.ledger.load_record(run.id)
         assert isinstance(current, Run)
         return current
 

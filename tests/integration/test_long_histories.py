@@ -8,6 +8,7 @@ from decimal import Decimal
 from pathlib import Path
 
 import pytest
+from eventsourcing.application import AggregateNotFoundError
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -21,6 +22,7 @@ from application.store_config import eventsourcing_env
 from application.unit_of_work import UnitOfWork
 from application.use_case import UseCase
 from domain.account import account_id
+from domain.idempotency import IdempotentRequest, request_id
 from domain.registry import REGISTRY_ID
 from tests.direct import call_now, seed_demo
 from tests.stores import empty_store
@@ -125,3 +127,30 @@ def test_a_statement_from_the_latest_events_equals_the_one_folded_from_the_whole
         shown = execute(Statement(account=name, limit=limit), uow).value
         folded = entries(uow.history(name))[::-1][:limit]
         assert shown == folded
+
+
+def test_a_record_never_snapshotted_is_read_from_its_events_without_asking_for_a_snapshot(
+    stored_ledger: Ledger, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Runs, kept answers and conversations are never snapshotted: their load skips the
+    # snapshot store's read (one round trip of two), and gives what a full load gives.
+    kept = IdempotentRequest(
+        principal="alice", key="k-1", request_hash="h", status=200, body={"changed": "nothing"}
+    )
+    stored_ledger.save(kept)
+    assert stored_ledger.snapshots is not None
+    asked: list[object] = []
+    snapshots_get = stored_ledger.snapshots.get
+    monkeypatch.setattr(
+        stored_ledger.snapshots, "get", lambda *a, **k: asked.append(a) or snapshots_get(*a, **k)
+    )
+
+    loaded = stored_ledger.load_record(request_id("alice", "k-1"))
+
+    assert asked == []
+    assert isinstance(loaded, IdempotentRequest)
+    assert (loaded.id, loaded.version, loaded.body) == (kept.id, kept.version, kept.body)
+    assert stored_ledger.repository.get(kept.id).body == kept.body
+    assert asked != []  # a full load asks, so the spy would have seen the other path
+    with pytest.raises(AggregateNotFoundError):
+        stored_ledger.load_record(request_id("alice", "no such key"))

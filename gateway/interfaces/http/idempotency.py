@@ -85,7 +85,7 @@ def _answered(
     gateway: Gateway, principal: PrincipalView, key: str, fingerprint: str
 ) -> JSONResponse | None:
     try:
-        first: object = gateway.ledger.repository.get(request_id(principal.name, key))
+        first: object = gateway.ledger.load_record(request_id(principal.name, key))
     except AggregateNotFoundError:
         return None
     assert isinstance(first, IdempotentRequest)
