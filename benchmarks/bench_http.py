@@ -9,6 +9,11 @@ on each store (`benchmarks.bench_rate`).
 Then one server bound to one CPU (`sluice serve --cpu`) beside one unbound, taking turns:
 every workload and the bare endpoint on each.
 
+Beside each figure of the first table, what one operation cost the machine in CPU time: the
+server (with its sandbox workers), the database server and the clients (this process), and
+the throughput those costs allow if every core of the machine did nothing else
+(`ceiling`, and `of bare`: the ceiling over the bare endpoint's measured rate).
+
     python -m benchmarks.bench_http [--seconds 5] [--clients 8] [--store sqlite|postgres|both]
 
 Postgres comes from SLUICE_TEST_DATABASE_URL (default postgresql://postgres@127.0.0.1/postgres);
@@ -31,10 +36,10 @@ from pathlib import Path
 
 import httpx
 
-from benchmarks import bench_rate
+from benchmarks import bench_rate, cpu_time
 from benchmarks.http_server import ACCOUNTS
 from gateway.interfaces.process_cpu import allowed_cpus
-from tests.served import serving
+from tests.served import served_process
 from tests.stores import empty_store
 
 Operation = Callable[[httpx.Client], None]
@@ -112,11 +117,37 @@ def measure(
 
 @contextmanager
 def served(database_url: str, rate_limits: str = "store", cpu: int | None = None) -> Iterator[str]:
+    with served_with_pid(database_url, rate_limits, cpu) as (base, _):
+        yield base
+
+
+@contextmanager
+def served_with_pid(
+    database_url: str, rate_limits: str = "store", cpu: int | None = None
+) -> Iterator[tuple[str, int]]:
     bound = ["--cpu", str(cpu)] if cpu is not None else []
     argv = [sys.executable, "-m", "benchmarks.http_server", "--database-url", database_url,
             "--rate-limits", rate_limits, *bound]  # fmt: skip
-    with serving(argv, dict(os.environ)) as base:
-        yield base
+    with served_process(argv, dict(os.environ)) as (base, process):
+        yield base, process.pid
+
+
+def costed(
+    base: str, operation: Operation, clients: int, seconds: float, server: int
+) -> tuple[tuple[float, float, float], dict[str, float]]:
+    """`measure`, and the CPU ms one operation cost the server, the database and the clients."""
+    groups: dict[str, cpu_time.Pids] = {
+        "server": lambda: cpu_time.process_tree(server),
+        "db": cpu_time.postgres_pids,
+        "clients": lambda: [os.getpid()],
+    }
+    result: list[tuple[float, float, float]] = []
+    started = time.monotonic()
+    spent = cpu_time.spent(
+        groups, lambda: result.append(measure(base, operation, clients, seconds))
+    )
+    operations = result[0][0] * (time.monotonic() - started)
+    return result[0], {name: value / operations * 1e3 for name, value in spent.items()}
 
 
 @contextmanager
@@ -140,16 +171,22 @@ def main() -> None:
     parser.add_argument("--store", choices=["sqlite", "postgres", "both"], default="both")
     args = parser.parse_args()
     kinds = ["sqlite", "postgres"] if args.store == "both" else [args.store]
-    print(f"{args.clients} clients, {args.seconds:g} s per workload; ratio = workload / bare\n")
+    cores = len(allowed_cpus()) or os.cpu_count() or 1
+    print(f"{args.clients} clients, {args.seconds:g} s per workload; ratio = workload / bare")
+    print(f"CPU ms per operation: server, database, clients; ceiling = {cores} cores / their sum\n")
     print(f"{'store':<10}{'workload':<18}{'req/s':>9}{'p50 ms':>9}{'p99 ms':>9}"
-          f"{'bare req/s':>12}{'ratio':>7}")  # fmt: skip
+          f"{'bare req/s':>12}{'ratio':>7}{'server':>8}{'db':>6}{'clients':>8}"
+          f"{'ceiling':>9}{'of bare':>8}")  # fmt: skip
     for kind in kinds:
-        with store(kind) as url, served(url) as base:
-            for name, operation in WORKLOADS:
+        with store(kind) as url, served_with_pid(url) as (base, pid):
+            for name, operation in [("bare", bare), *WORKLOADS]:
                 baseline = measure(base, bare, args.clients, args.seconds)
-                result = measure(base, operation, args.clients, args.seconds)
+                result, cost = costed(base, operation, args.clients, args.seconds, pid)
+                ceiling = cores / sum(cost.values()) * 1e3
                 print(f"{kind:<10}{name:<18}{result[0]:>9.0f}{result[1]:>9.1f}{result[2]:>9.1f}"
-                      f"{baseline[0]:>12.0f}{result[0] / baseline[0]:>7.2f}")  # fmt: skip
+                      f"{baseline[0]:>12.0f}{result[0] / baseline[0]:>7.2f}{cost['server']:>8.2f}"
+                      f"{cost['db']:>6.2f}{cost['clients']:>8.2f}{ceiling:>9.0f}"
+                      f"{ceiling / baseline[0]:>8.2f}")  # fmt: skip
     print(
         "\nRate limits counted in the store, against counted in the server's memory: GET "
         "balance,\nthe two servers taking turns (memory, store, memory, store), best of each"

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import argparse
 import functools
-import os
 import random
 import tempfile
 import time
@@ -25,47 +24,21 @@ from pathlib import Path
 
 from application.read_models.service import ReadModels, open_read_model_store
 from application.read_models.store import PROJECTIONS
+from benchmarks import cpu_time
 from gateway.bootstrap import Sluice
 from gateway.demo import seed
 from tests.stores import empty_store
 
 ACCOUNTS = [f"acct{i}" for i in range(10)]
 ROUNDS = (1, 2, 8, 50)  # operations per catch-up round
-TICK = os.sysconf("SC_CLK_TCK")
-
-
-def cpu_seconds(pids: list[int]) -> float:
-    """User and system CPU of these processes so far (Linux's /proc)."""
-    total = 0.0
-    for pid in pids:
-        try:
-            with open(f"/proc/{pid}/stat") as stat:
-                fields = stat.read().rsplit(")", 1)[1].split()
-        except (FileNotFoundError, ProcessLookupError):
-            continue
-        total += (int(fields[11]) + int(fields[12])) / TICK
-    return total
-
-
-def postgres_pids() -> list[int]:
-    pids = []
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                with open(f"/proc/{entry}/comm") as comm:
-                    if comm.read().strip() == "postgres":
-                        pids.append(int(entry))
-            except OSError:
-                continue
-    return pids
 
 
 def measure(action: Callable[[], None], server: bool) -> tuple[float, float, float]:
     """Wall, this process's CPU and the database server's CPU, in seconds."""
-    servers = postgres_pids() if server else []
-    before = (time.perf_counter(), time.process_time(), cpu_seconds(servers))
+    servers = cpu_time.postgres_pids() if server else set()
+    before = (time.perf_counter(), time.process_time(), cpu_time.cpu_seconds(servers))
     action()
-    after = (time.perf_counter(), time.process_time(), cpu_seconds(servers))
+    after = (time.perf_counter(), time.process_time(), cpu_time.cpu_seconds(servers))
     return after[0] - before[0], after[1] - before[1], after[2] - before[2]
 
 

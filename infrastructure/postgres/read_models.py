@@ -8,6 +8,7 @@ window waits, then finds the position moved and writes nothing (`StaleWindowErro
 from __future__ import annotations
 
 from collections.abc import Collection, Sequence
+from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
@@ -35,6 +36,26 @@ ENTRY_FIELDS = ("aggregate_id", "version", "position", "kind", "amount", "balanc
                 "counterparty", "memo", "time", "run_id")  # fmt: skip
 LINK_FIELDS = ("aggregate_id", "version", "run_id")
 RUN_FIELDS = ("run_id", *(name for name, _ in RUN_COLUMNS))
+# The apply function's parameters: the windows, then the rows of each table, an array a column.
+APPLY_FUNCTION = "apply_v1"
+APPLY_ARRAYS = (
+    ("w_name", "text"), ("w_after", "bigint"), ("w_upto", "bigint"),
+    *((f"b_{name}", kind) for name, kind in zip(BALANCE_FIELDS,
+        ("text", "text", "text", "numeric", "text", "int"), strict=True)),
+    *((f"s_{name}", kind) for name, kind in zip(ENTRY_FIELDS,
+        ("text", "int", "bigint", "text", "numeric", "numeric", "text", "text", "text", "text"),
+        strict=True)),
+    *((f"l_{name}", kind) for name, kind in zip(LINK_FIELDS, ("text", "int", "text"), strict=True)),
+    ("r_run_id", "text"), *((f"r_{name}", kind) for name, kind in RUN_COLUMNS),
+)  # fmt: skip
+# The SQLSTATE the apply function raises for a window that does not start at its position.
+STALE_WINDOW = "SLW01"
+
+
+@dataclass(frozen=True)
+class ApplyArguments:
+    windows: list[Window]
+    arrays: list[list[Any]]
 
 
 class AsyncpgReadModelStore(AsyncpgTrackingRecorder, ReadModelStore):
@@ -48,32 +69,12 @@ class AsyncpgReadModelStore(AsyncpgTrackingRecorder, ReadModelStore):
         self.t_runs = f"{schema}.{quote_ident(prefix + 'runs')}"
         self.t_dead_letters = f"{schema}.{quote_ident(prefix + 'dead_letters')}"
         self._quoted_schema = schema
-        self._balances_upsert = (
-            f"INSERT INTO {self.t_balances} AS t SELECT * FROM unnest($1::text[], $2::text[], "
-            "$3::text[], $4::numeric[], $5::text[], $6::int[]) "
-            "ON CONFLICT (aggregate_id) DO UPDATE SET "
-            "account = COALESCE(EXCLUDED.account, t.account), "
-            "owner = COALESCE(EXCLUDED.owner, t.owner), balance = t.balance + EXCLUDED.balance, "
-            "status = COALESCE(EXCLUDED.status, t.status), "
-            "version = GREATEST(t.version, EXCLUDED.version)"
-        )
-        self._statement_insert = (
-            f"INSERT INTO {self.t_statement} SELECT * FROM unnest($1::text[], $2::int[], "
-            "$3::bigint[], $4::text[], $5::numeric[], $6::numeric[], $7::text[], $8::text[], "
-            "$9::text[], $10::text[])"
-        )
-        self._statement_link = (
-            f"UPDATE {self.t_statement} AS s SET run_id = l.run_id FROM unnest($1::text[], "
-            "$2::int[], $3::text[]) AS l(aggregate_id, version, run_id) "
-            "WHERE s.aggregate_id = l.aggregate_id AND s.version = l.version"
-        )
-        kinds = ["text", *(kind for _, kind in RUN_COLUMNS)]
+        # Every window write is one call of this function: the claims and the rows, one
+        # round trip and one implicit transaction (versioned: a changed body is a new name).
+        self.apply_function = f"{schema}.{quote_ident(prefix + APPLY_FUNCTION)}"
+        kinds = [kind for _, kind in APPLY_ARRAYS]
         arrays = ", ".join(f"${i}::{kind}[]" for i, kind in enumerate(kinds, 1))
-        updates = ", ".join(f"{n} = COALESCE(EXCLUDED.{n}, t.{n})" for n in RUN_FIELDS[1:])
-        self._runs_upsert = (
-            f"INSERT INTO {self.t_runs} AS t SELECT * FROM unnest({arrays}) "
-            f"ON CONFLICT (run_id) DO UPDATE SET {updates}"
-        )
+        self._apply_call = f"SELECT {self.apply_function}({arrays})"
 
     def ddl(self) -> list[DdlStep]:
         runs = ", ".join(f"{name} {kind}" for name, kind in RUN_COLUMNS)
@@ -112,13 +113,22 @@ class AsyncpgReadModelStore(AsyncpgTrackingRecorder, ReadModelStore):
                 "position bigint, error text, recorded_at text, "
                 "PRIMARY KEY (projection, position))",
             ),
+            DdlStep("function", self.prefix + APPLY_FUNCTION, self._apply_function()),
         ]
 
     # Writes.
 
     def write(self, writes: Sequence[WindowWrite]) -> None:
-        statements = [s for w in writes for s in self._statements(w)]
-        self._write(statements, [w.window for w in writes])
+        self._call_apply(self._arguments(writes))
+
+    def record_dead_letter(self, letter: DeadLetter, window: Window) -> None:
+        query = (
+            f"INSERT INTO {self.t_dead_letters} VALUES ($1, $2, $3, $4) "
+            "ON CONFLICT (projection, position) DO UPDATE SET error = EXCLUDED.error, "
+            "recorded_at = EXCLUDED.recorded_at"
+        )
+        row = (letter.projection, letter.position, letter.error, letter.recorded_at)
+        self._call_apply(self._arguments([WindowWrite(window)]), then=(query, row))
 
     def positions(self, names: Sequence[str]) -> dict[str, int]:
         rows = self._fetch(
@@ -129,66 +139,105 @@ class AsyncpgReadModelStore(AsyncpgTrackingRecorder, ReadModelStore):
         recorded = {r["application_name"]: int(r["notification_id"]) for r in rows}
         return {name: recorded.get(name, 0) for name in names}
 
-    def _statements(self, write: WindowWrite) -> list[tuple[str, list[list[Any]]]]:
-        """One statement per table the write touches, its rows as arrays (one per column)."""
-        statements: list[tuple[str, list[list[Any]]]] = []
-        if write.balances:
-            statements.append((self._balances_upsert, _columns(write.balances, BALANCE_FIELDS)))
-        if write.entries:
-            statements.append((self._statement_insert, _columns(write.entries, ENTRY_FIELDS)))
-        if write.links:
-            statements.append((self._statement_link, _columns(write.links, LINK_FIELDS)))
-        if write.runs:
-            statements.append((self._runs_upsert, _columns(write.runs, RUN_FIELDS)))
-        return statements
+    def _arguments(self, writes: Sequence[WindowWrite]) -> ApplyArguments:
+        """The apply function's arrays: the windows in name order (so that two appliers of
+        the same windows never wait on each other crosswise), then each kind of row."""
+        ordered = sorted(writes, key=lambda w: w.window.name)
+        windows = [w.window for w in ordered]
+        arrays: list[list[Any]] = [
+            [w.name for w in windows],
+            [w.after for w in windows],
+            [w.upto for w in windows],
+            *_columns([r for w in ordered for r in w.balances], BALANCE_FIELDS),
+            *_columns([r for w in ordered for r in w.entries], ENTRY_FIELDS),
+            *_columns([r for w in ordered for r in w.links], LINK_FIELDS),
+            *_columns([r for w in ordered for r in w.runs], RUN_FIELDS),
+        ]
+        return ApplyArguments(windows, arrays)
 
-    def record_dead_letter(self, letter: DeadLetter, window: Window) -> None:
-        query = (
-            f"INSERT INTO {self.t_dead_letters} VALUES ($1, $2, $3, $4) "
-            "ON CONFLICT (projection, position) DO UPDATE SET error = EXCLUDED.error, "
-            "recorded_at = EXCLUDED.recorded_at"
-        )
-        row = [letter.projection, letter.position, letter.error, letter.recorded_at]
-        self._write([(query, [[value] for value in row])], [window], arrays=False)
-
-    def _write(
-        self,
-        statements: list[tuple[str, list[list[Any]]]],
-        windows: Sequence[Window],
-        *,
-        arrays: bool = True,
+    def _call_apply(
+        self, arguments: ApplyArguments, *, then: tuple[str, tuple[Any, ...]] | None = None
     ) -> None:
-        """Claim each window, then run the statements, in one transaction."""
-        qualified = self.tracking_sql.qualified
-        first = (
-            f"INSERT INTO {qualified} (application_name, notification_id) "
-            "VALUES ($1, $2) ON CONFLICT (application_name) DO NOTHING "
-            "RETURNING notification_id"
+        """One call of the apply function (with `then`, and that statement after it, in one
+        transaction); StaleWindowError, nothing written, if a window does not start at its
+        recorded position."""
+        recorded = (
+            f"SELECT notification_id FROM {self.tracking_sql.qualified} WHERE application_name = $1"
         )
-        moved = (
-            f"UPDATE {qualified} SET notification_id = $3 "
-            "WHERE application_name = $1 AND notification_id = $2 RETURNING notification_id"
-        )
-        recorded = f"SELECT notification_id FROM {qualified} WHERE application_name = $1"
-        # In name order, so that two appliers of the same windows never wait on each other
-        # crosswise.
-        claims = sorted(windows, key=lambda w: w.name)
+        by_name = {window.name: window for window in arguments.windows}
 
-        async def write(conn: driver.Connection) -> None:
-            async with conn.transaction():
-                for window in claims:
-                    if window.after == 0:
-                        claimed = await conn.fetch(first, window.name, window.upto)
-                    else:
-                        claimed = await conn.fetch(moved, window.name, window.after, window.upto)
-                    if not claimed:
-                        raise StaleWindowError(window, await conn.fetchval(recorded, window.name))
-                for query, columns in statements:
-                    if columns and columns[0]:
-                        values = columns if arrays else [column[0] for column in columns]
-                        await conn.execute(query, *values)
+        async def apply(conn: driver.Connection) -> None:
+            try:
+                if then is None:
+                    await conn.execute(self._apply_call, *arguments.arrays)
+                    return
+                async with conn.transaction():
+                    await conn.execute(self._apply_call, *arguments.arrays)
+                    await conn.execute(then[0], *then[1])
+            except driver.PostgresError as error:
+                if driver.sqlstate(error) != STALE_WINDOW:
+                    raise
+                stale = by_name[getattr(error, "detail", "")]
+                raise StaleWindowError(stale, await conn.fetchval(recorded, stale.name)) from None
 
-        self.datastore.run(write, idempotent=False)
+        self.datastore.run(apply, idempotent=False)
+
+    def _apply_function(self) -> str:
+        """Claims each window (moves its tracking from `after` to `upto`, or raises
+        STALE_WINDOW naming it), then writes every row, one statement per table."""
+        parameters = ",\n    ".join(f"{name} {kind}[]" for name, kind in APPLY_ARRAYS)
+        tracking = self.tracking_sql.qualified
+        run_updates = ", ".join(f"{n} = COALESCE(EXCLUDED.{n}, t.{n})" for n in RUN_FIELDS[1:])
+        run_arrays = ", ".join(f"r_{n}" for n in RUN_FIELDS)
+        return f"""
+CREATE OR REPLACE FUNCTION {self.apply_function}(
+    {parameters})
+RETURNS void
+LANGUAGE plpgsql
+AS $sluice$
+DECLARE
+    claimed int;
+BEGIN
+    FOR i IN 1 .. coalesce(cardinality(w_name), 0) LOOP
+        IF w_after[i] = 0 THEN
+            INSERT INTO {tracking} (application_name, notification_id)
+            VALUES (w_name[i], w_upto[i]) ON CONFLICT (application_name) DO NOTHING;
+        ELSE
+            UPDATE {tracking} SET notification_id = w_upto[i]
+             WHERE application_name = w_name[i] AND notification_id = w_after[i];
+        END IF;
+        GET DIAGNOSTICS claimed = ROW_COUNT;
+        IF claimed <> 1 THEN
+            RAISE EXCEPTION 'stale window of %', w_name[i]
+                USING ERRCODE = '{STALE_WINDOW}', DETAIL = w_name[i];
+        END IF;
+    END LOOP;
+    IF cardinality(b_aggregate_id) > 0 THEN
+        INSERT INTO {self.t_balances} AS t
+        SELECT * FROM unnest(b_aggregate_id, b_account, b_owner, b_delta, b_status, b_version)
+        ON CONFLICT (aggregate_id) DO UPDATE SET
+            account = COALESCE(EXCLUDED.account, t.account),
+            owner = COALESCE(EXCLUDED.owner, t.owner), balance = t.balance + EXCLUDED.balance,
+            status = COALESCE(EXCLUDED.status, t.status),
+            version = GREATEST(t.version, EXCLUDED.version);
+    END IF;
+    IF cardinality(s_aggregate_id) > 0 THEN
+        INSERT INTO {self.t_statement}
+        SELECT * FROM unnest(s_aggregate_id, s_version, s_position, s_kind, s_amount,
+                             s_balance, s_counterparty, s_memo, s_time, s_run_id);
+    END IF;
+    IF cardinality(l_aggregate_id) > 0 THEN
+        UPDATE {self.t_statement} AS s SET run_id = l.run_id
+          FROM unnest(l_aggregate_id, l_version, l_run_id) AS l(aggregate_id, version, run_id)
+         WHERE s.aggregate_id = l.aggregate_id AND s.version = l.version;
+    END IF;
+    IF cardinality(r_run_id) > 0 THEN
+        INSERT INTO {self.t_runs} AS t SELECT * FROM unnest({run_arrays})
+        ON CONFLICT (run_id) DO UPDATE SET {run_updates};
+    END IF;
+END;
+$sluice$
+"""
 
     # Reads.
 

@@ -6,6 +6,7 @@ import sqlite3
 from collections.abc import Iterator
 from decimal import Decimal
 from pathlib import Path
+from typing import Any
 
 import pytest
 from eventsourcing.application import AggregateNotFoundError
@@ -141,9 +142,12 @@ def test_a_record_never_snapshotted_is_read_from_its_events_without_asking_for_a
     assert stored_ledger.snapshots is not None
     asked: list[object] = []
     snapshots_get = stored_ledger.snapshots.get
-    monkeypatch.setattr(
-        stored_ledger.snapshots, "get", lambda *a, **k: asked.append(a) or snapshots_get(*a, **k)
-    )
+
+    def get(*args: Any, **kwargs: Any) -> Any:
+        asked.append(args)
+        return snapshots_get(*args, **kwargs)
+
+    monkeypatch.setattr(stored_ledger.snapshots, "get", get)
 
     loaded = stored_ledger.load_record(request_id("alice", "k-1"))
 

@@ -69,23 +69,18 @@ def hang_inside_the_transaction(view: Any, writes: Sequence[WindowWrite]) -> Non
         view.datastore.transaction = announce_then_wait
         type(view).write(view, writes)
         return
-    # Postgres: the claims and the windows' rows, then a statement that waits, never the
-    # commit. The test sees the statement start (pg_stat_activity).
-    write = view._write
+    # Postgres: the apply function's call (the claims and the windows' rows) in a
+    # transaction, then a statement that waits, never the commit. The test sees the
+    # statement start (pg_stat_activity).
+    arguments = view._arguments(writes)
 
-    def write_then_wait(statements: list[Any], windows: list[Window], **options: Any) -> None:
-        print("IN-TRANSACTION", flush=True)
-        write(
-            [
-                *statements,
-                (f"SELECT pg_sleep(60) /* {MARK} */ WHERE cardinality($1::int[]) = 1", [[1]]),
-            ],
-            windows,
-            **options,
-        )
+    async def apply_then_wait(conn: Any) -> None:
+        async with conn.transaction():
+            await conn.execute(view._apply_call, *arguments.arrays)
+            await conn.execute(f"SELECT pg_sleep(60) /* {MARK} */")
 
-    view._write = write_then_wait
-    type(view).write(view, writes)
+    print("IN-TRANSACTION", flush=True)
+    view.datastore.run(apply_then_wait, idempotent=False)
 
 
 if __name__ == "__main__":
