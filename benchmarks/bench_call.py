@@ -7,21 +7,28 @@ Two gateways side by side, each on its own empty store with 10 accounts: one as 
 and one with that switched off (every try loads the accounts from the store first, as
 before). Each round runs, on each gateway in turn, 1 thread and then 8 threads of transfers
 between random pairs of the accounts, for `--seconds` each. Printed: transfers/s and p50 ms
-(medians of the rounds), the calls that ended in a conflict (409) and the ratio.
+(medians of the rounds), the calls that ended in a conflict (409) and the ratio. Then the
+CPU time one direct transfer and one propose+confirm of a one-transfer program cost, in this
+process and in the database server, one at a time (what a served operation costs beyond it
+is the serving: `make bench-http`).
 """
 
 from __future__ import annotations
 
 import argparse
+import functools
+import os
 import random
 import statistics
 import tempfile
 import threading
 import time
+from collections.abc import Callable
 from contextlib import ExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from benchmarks import cpu_time
 from gateway.bootstrap import Sluice
 from gateway.core.errors import GatewayError
 from gateway.core.facade import Gateway
@@ -94,7 +101,10 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=4)
     parser.add_argument("--stores", default="sqlite,postgres")
     args = parser.parse_args()
+    # The benchmark measures the gateway, not its caps: one principal, many programs.
+    os.environ.setdefault("SLUICE_CAP_PROGRAMS_PER_MINUTE", "100000000")
     modes = {"from the store": False, "as cached": True}
+    costs: dict[str, dict[str, tuple[float, float]]] = {}
     print("store     threads  mode              transfers/s  p50 ms  409s  x")
     for kind in args.stores.split(","):
         with ExitStack() as stack:
@@ -115,6 +125,48 @@ def main() -> None:
                         f"{statistics.median(tally.p50s):7.2f} {tally.conflicts:5d}  "
                         f"{rate / base:.2f}"
                     )
+            costs[kind] = cpu_per_operation(gateways["as cached"], kind)
+    print("\nCPU ms an operation in process, one thread, no projector: here (the sandbox's")
+    print("workers included) and in the database server (Postgres)")
+    print("store     operation          here    db")
+    for kind, cost in costs.items():
+        for operation, (here, db) in cost.items():
+            print(f"{kind:9s} {operation:16s} {here:6.2f} {db:5.2f}")
+
+
+def repeat(operation: Callable[[], None], count: int) -> None:
+    for _ in range(count):
+        operation()
+
+
+def cpu_per_operation(
+    gateway: Gateway, kind: str, count: int = 300
+) -> dict[str, tuple[float, float]]:
+    """What a direct transfer and a one-transfer program proposed then confirmed cost."""
+    teller = gateway.authenticate("sk-demo-teller")
+    rng = random.Random(7)
+
+    def direct() -> None:
+        payer, payee = rng.sample(ACCOUNTS, 2)
+        gateway.call(teller, "transfer", {"payer": payer, "payee": payee, "amount": 1})
+
+    def program() -> None:
+        payer, payee = rng.sample(ACCOUNTS, 2)
+        source = f'transfer(payer="{payer}", payee="{payee}", amount=1)'
+        proposal = gateway.propose(teller, "python", source)
+        gateway.confirm(teller, proposal.id, proposal.preview_hash)
+
+    groups: dict[str, cpu_time.Pids] = {
+        "here": lambda: cpu_time.process_tree(os.getpid()),
+        "db": cpu_time.postgres_pids if kind == "postgres" else set,
+    }
+    costs = {}
+    for name, operation in (("direct transfer", direct), ("propose+confirm", program)):
+        for _ in range(30):
+            operation()  # warm: the sandbox's workers, the accounts' cache
+        spent = cpu_time.spent(groups, functools.partial(repeat, operation, count))
+        costs[name] = (spent["here"] / count * 1e3, spent["db"] / count * 1e3)
+    return costs
 
 
 if __name__ == "__main__":

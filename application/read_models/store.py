@@ -127,7 +127,7 @@ class ReadModelStore(TrackingRecorder, ABC):
     def write(self, writes: Sequence[WindowWrite]) -> None:
         """Claim every write's window and write its rows, all in ONE transaction, or raise
         (StaleWindowError when a window does not start at its recorded position) having
-        written nothing."""
+        written nothing. The writes are of different projections (one window each)."""
 
     def positions(self, names: Sequence[str]) -> dict[str, int]:
         """The recorded position of each tracking name (0 where none is)."""

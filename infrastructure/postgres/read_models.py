@@ -1,7 +1,8 @@
-"""The read models in Postgres, beside the events: each window and its tracking in one
-transaction, written with one statement per table (arrays unnested server side).
+"""The read models in Postgres, beside the events: the windows of a write and their tracking
+in one transaction, which is one call of a function of the view's own (`<prefix>apply_v1`),
+one statement per table inside it (arrays unnested server side).
 
-The transaction claims its window first: it moves the tracking row from the window's start
+The function claims each window first: it moves the tracking row from the window's start
 to its end, which locks the row until commit, so a concurrent applier of an overlapping
 window waits, then finds the position moved and writes nothing (`StaleWindowError`)."""
 
