@@ -14,6 +14,13 @@ server (with its sandbox workers), the database server and the clients (this pro
 the throughput those costs allow if every core of the machine did nothing else
 (`ceiling`, and `of bare`: the ceiling over the bare endpoint's measured rate).
 
+Then, for the HTTP targets (a direct transfer at 0.4 of the bare endpoint, propose+confirm at
+0.25), the server CPU each target leaves one operation, beside what the serving and the
+operation's own work cost (`benchmarks.http_budget`).
+
+Last, the projector in the server's process beside in a process of its own
+(`benchmarks.http_projector`).
+
     python -m benchmarks.bench_http [--seconds 5] [--clients 8] [--store sqlite|postgres|both]
 
 Postgres comes from SLUICE_TEST_DATABASE_URL (default postgresql://postgres@127.0.0.1/postgres);
@@ -30,13 +37,13 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable, Collection, Iterator
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
 
 import httpx
 
-from benchmarks import bench_rate, cpu_time
+from benchmarks import bench_call, bench_rate, cpu_time, http_budget, http_projector
 from benchmarks.http_server import ACCOUNTS
 from gateway.interfaces.process_cpu import allowed_cpus
 from tests.served import served_process
@@ -123,21 +130,34 @@ def served(database_url: str, rate_limits: str = "store", cpu: int | None = None
 
 @contextmanager
 def served_with_pid(
-    database_url: str, rate_limits: str = "store", cpu: int | None = None
+    database_url: str,
+    rate_limits: str = "store",
+    cpu: int | None = None,
+    *,
+    projector: bool = True,
 ) -> Iterator[tuple[str, int]]:
     bound = ["--cpu", str(cpu)] if cpu is not None else []
+    apart = [] if projector else ["--no-projector"]
     argv = [sys.executable, "-m", "benchmarks.http_server", "--database-url", database_url,
-            "--rate-limits", rate_limits, *bound]  # fmt: skip
+            "--rate-limits", rate_limits, *bound, *apart]  # fmt: skip
     with served_process(argv, dict(os.environ)) as (base, process):
         yield base, process.pid
 
 
 def costed(
-    base: str, operation: Operation, clients: int, seconds: float, server: int
+    base: str,
+    operation: Operation,
+    clients: int,
+    seconds: float,
+    server: int,
+    *,
+    others: Collection[int] = (),
 ) -> tuple[tuple[float, float, float], dict[str, float]]:
-    """`measure`, and the CPU ms one operation cost the server, the database and the clients."""
+    """`measure`, and the CPU ms one operation cost the server, the database and the clients.
+
+    The server's figure counts its process tree and those of `others` (a projector's)."""
     groups: dict[str, cpu_time.Pids] = {
-        "server": lambda: cpu_time.process_tree(server),
+        "server": lambda: set().union(*map(cpu_time.process_tree, (server, *others))),
         "db": cpu_time.postgres_pids,
         "clients": lambda: [os.getpid()],
     }
@@ -177,16 +197,23 @@ def main() -> None:
     print(f"{'store':<10}{'workload':<18}{'req/s':>9}{'p50 ms':>9}{'p99 ms':>9}"
           f"{'bare req/s':>12}{'ratio':>7}{'server':>8}{'db':>6}{'clients':>8}"
           f"{'ceiling':>9}{'of bare':>8}")  # fmt: skip
+    budgets: list[str] = []
     for kind in kinds:
+        served_costs: dict[str, http_budget.Served] = {}
         with store(kind) as url, served_with_pid(url) as (base, pid):
             for name, operation in [("bare", bare), *WORKLOADS]:
                 baseline = measure(base, bare, args.clients, args.seconds)
                 result, cost = costed(base, operation, args.clients, args.seconds, pid)
+                served_costs[name] = http_budget.Served(result[0], **cost)
                 ceiling = cores / sum(cost.values()) * 1e3
                 print(f"{kind:<10}{name:<18}{result[0]:>9.0f}{result[1]:>9.1f}{result[2]:>9.1f}"
                       f"{baseline[0]:>12.0f}{result[0] / baseline[0]:>7.2f}{cost['server']:>8.2f}"
                       f"{cost['db']:>6.2f}{cost['clients']:>8.2f}{ceiling:>9.0f}"
                       f"{ceiling / baseline[0]:>8.2f}")  # fmt: skip
+        budgets += budget_rows(kind, served_costs)
+    print(f"\n{http_budget.__doc__}")
+    print(http_budget.header())
+    print("\n".join(budgets))
     print(
         "\nRate limits counted in the store, against counted in the server's memory: GET "
         "balance,\nthe two servers taking turns (memory, store, memory, store), best of each"
@@ -208,6 +235,26 @@ def main() -> None:
     bench_rate.report(kinds, seconds=min(args.seconds, 2.0))
     print()
     bound_beside_unbound(kinds, args.clients, args.seconds)
+    print()
+    projector_apart(kinds, args.clients, args.seconds)
+
+
+def budget_rows(kind: str, served_costs: dict[str, http_budget.Served]) -> list[str]:
+    """The budget lines of one store: the served figures beside the in-process costs."""
+    # The in-process gateway is one principal's many programs, as the served one is.
+    os.environ.setdefault("SLUICE_CAP_PROGRAMS_PER_MINUTE", "100000000")
+    with ExitStack() as stack:
+        in_process = bench_call.cpu_per_operation(bench_call.opened(stack, kind, True), kind)
+    return [
+        http_budget.row(
+            kind,
+            workload,
+            bare=served_costs["bare"],
+            served=served_costs[workload],
+            in_process=in_process[workload][0],
+        )
+        for workload in http_budget.TARGETS
+    ]
 
 
 def bound_beside_unbound(kinds: list[str], clients: int, seconds: float) -> None:
@@ -231,6 +278,26 @@ def bound_beside_unbound(kinds: list[str], clients: int, seconds: float) -> None
                 best = {side: max(rates) for side, rates in turns.items()}
                 print(f"{kind:<10}{name:<18}{best['unbound']:>9.0f}{best['bound']:>9.0f}"
                       f"{best['bound'] / best['unbound']:>7.2f}")  # fmt: skip
+
+
+def projector_apart(kinds: list[str], clients: int, seconds: float) -> None:
+    """The projector in the server's process beside in a process of its own, taking turns."""
+    print(http_projector.__doc__)
+    print(f"{'':<10}{'':<18}{'projector inside':>23}{'projector apart':>23}")
+    print(f"{'store':<10}{'workload':<18}{'req/s':>9}{'server':>8}{'db':>6}"
+          f"{'req/s':>9}{'server':>8}{'db':>6}{'x':>7}")  # fmt: skip
+    for kind in kinds:
+        with (
+            store(kind) as inside_url, served_with_pid(inside_url) as (inside, inside_pid),
+            store(kind) as apart_url,
+            served_with_pid(apart_url, projector=False) as (apart, apart_pid),
+            http_projector.projector_process(apart_url) as projector,
+        ):  # fmt: skip
+            sides = {"in": (inside, inside_pid, ()), "apart": (apart, apart_pid, (projector,))}
+            for line in http_projector.report(
+                sides, WORKLOADS, costed, clients=clients, seconds=seconds
+            ):
+                print(f"{kind:<10}{line}")
 
 
 if __name__ == "__main__":

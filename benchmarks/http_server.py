@@ -1,7 +1,7 @@
 """The server side of `make bench-http`: the Sluice app plus a bare FastAPI endpoint.
 
 python -m benchmarks.http_server --database-url URL --port PORT [--rate-limits memory] [--replica]
-    [--cpu N]
+    [--cpu N] [--no-projector]
 """
 
 from __future__ import annotations
@@ -37,6 +37,11 @@ def main() -> None:
         help="another process on a store the first one seeded: no seed, no projector",
     )
     parser.add_argument("--cpu", type=int, help="bound to this CPU, as `sluice serve --cpu`")
+    parser.add_argument(
+        "--no-projector",
+        action="store_true",
+        help="seeded, the read models left to `sluice project` (`sluice serve --no-projector`)",
+    )
     args = parser.parse_args()
     if args.cpu is not None and (refused := bind_to_cpu(args.cpu)) is not None:
         parser.error(refused)
@@ -61,7 +66,9 @@ def main() -> None:
                 {"account": account, "owner": "Bench", "initial_deposit": 9000},
             )
     # As `sluice serve` runs it; replicas as `sluice serve --no-projector`.
-    app = create_app(sluice, projector=not args.replica)
+    projected_elsewhere = args.replica or args.no_projector
+    sluice.projected_elsewhere = projected_elsewhere
+    app = create_app(sluice, projector=not projected_elsewhere)
 
     @app.get("/bare", include_in_schema=False)
     def bare() -> dict[str, str]:
