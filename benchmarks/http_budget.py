@@ -30,12 +30,10 @@ TARGETS = {"direct transfer": (0.4, 1), "propose+confirm": (0.25, 2)}
 
 @dataclass(frozen=True)
 class Served:
-    """One workload's figures from the run: its rate and CPU ms per operation by group."""
+    """One workload's figures from the run: its req/s and the server's CPU ms an operation."""
 
     rate: float
     server: float
-    db: float
-    clients: float
 
     @property
     def core(self) -> float:
