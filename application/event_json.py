@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import dataclasses
 from datetime import datetime
 from decimal import Decimal
+from functools import cache
 from typing import Any
 from uuid import UUID
 
@@ -12,8 +14,19 @@ from eventsourcing.domain import AggregateEvent
 _ENVELOPE = {"originator_id", "originator_version", "timestamp", "originator_topic"}
 
 
+def event_data(event: AggregateEvent) -> dict[str, Any]:
+    """The event's own fields. One at its default (a memo its side wrote, a payment that is
+    no refund) is left out: the event reads as it did before the field was added."""
+    defaults = _defaults(type(event))
+    return {
+        k: plain(v)
+        for k, v in vars(event).items()
+        if k not in _ENVELOPE and not (k in defaults and defaults[k] == v)
+    }
+
+
 def event_json(event: AggregateEvent, account: str, position: int | None = None) -> dict[str, Any]:
-    data = {k: plain(v) for k, v in vars(event).items() if k not in _ENVELOPE}
+    data = event_data(event)
     return {
         "position": position,
         "account": account,
@@ -37,3 +50,14 @@ def plain(value: Any) -> Any:
     if isinstance(value, list | tuple | set | frozenset):
         return [plain(v) for v in value]
     return value
+
+
+@cache
+def _defaults(kind: type[Any]) -> dict[str, Any]:
+    if not dataclasses.is_dataclass(kind):
+        return {}
+    return {
+        field.name: field.default
+        for field in dataclasses.fields(kind)
+        if field.default is not dataclasses.MISSING
+    }

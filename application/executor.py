@@ -14,6 +14,8 @@ from typing import TYPE_CHECKING, Generic, TypeVar
 
 from eventsourcing.domain import AggregateEvent
 
+from application.data_policy import DIRECT, CallProvenance
+
 if TYPE_CHECKING:
     from application.unit_of_work import UnitOfWork
     from application.use_case import UseCase
@@ -29,9 +31,17 @@ class Executed(Generic[Result]):
     events: Sequence[AggregateEvent]
 
 
-def execute(use_case: UseCase[Result], uow: UnitOfWork) -> Executed[Result]:
+def execute(
+    use_case: UseCase[Result], uow: UnitOfWork, provenance: CallProvenance = DIRECT
+) -> Executed[Result]:
     """Perform the use case on the unit of work and collect the events it raised.
 
+    `provenance` says where a program's call took its arguments from (a direct call's are
+    all its caller's own): the use case reads it as `uow.provenance` while it performs.
     A refusal propagates as the DomainError the domain raised; nothing is collected then."""
-    value = use_case.perform(uow)
+    uow.provenance = provenance
+    try:
+        value = use_case.perform(uow)
+    finally:
+        uow.provenance = DIRECT
     return Executed(value=value, events=uow.collect())

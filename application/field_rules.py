@@ -5,9 +5,10 @@ A field carries its rules in its annotation, as markers the gateway enforces:
     payer: Annotated[AccountName, Owned] = Field(description="The account that pays.")
 
 - `Owned`: a scoped principal (a customer) may only name an account it owns here.
-- `LiteralOnly`: a program must write this argument from its own literals, never take it
-  from what a use case returned: a JSON plan fixes it when written, a Python program
-  builds it from its literals alone (checked before it runs, by the gateway's data flow).
+- `Guarded(policy)`: what a program computed from data may reach this argument is the
+  policy's to say (`application.data_policy`), before the program runs and at each call.
+  `LiteralOnly` is the strictest: a program writes the argument from its own literals,
+  never from what a use case returned (a JSON plan fixes it when written).
 - `MovesMoney`: the amount counts toward a program's cap on money moved (one per use case).
 - `AccountId`: the value is an account id; carried by the account type itself, it is what
   `Owned` may mark.
@@ -25,6 +26,7 @@ from typing import Any
 
 from pydantic.fields import FieldInfo
 
+from application.data_policy import LITERAL_ONLY, ArgumentPolicy
 from application.vocabulary import UseCaseDefinitionError
 
 
@@ -38,8 +40,23 @@ class FieldRule:
         return self.name
 
 
+@dataclass(frozen=True, eq=False)
+class Guarded(FieldRule):
+    """Data reaches the argument only as `policy` allows."""
+
+    policy: ArgumentPolicy = LITERAL_ONLY
+
+    def __repr__(self) -> str:
+        return "LiteralOnly" if self.policy is LITERAL_ONLY else f"Guarded({self.policy!r})"
+
+
+def guarded(policy: ArgumentPolicy) -> Guarded:
+    """The marker of an argument that `policy` guards."""
+    return Guarded("Guarded", policy)
+
+
 Owned = FieldRule("Owned")
-LiteralOnly = FieldRule("LiteralOnly")
+LiteralOnly = Guarded("LiteralOnly", LITERAL_ONLY)
 MovesMoney = FieldRule("MovesMoney")
 AccountId = FieldRule("AccountId")
 
@@ -49,8 +66,12 @@ class FieldRules:
     """What a use case's markers say, by field name, in the order of the fields."""
 
     owned: tuple[str, ...]
-    literal_only: tuple[str, ...]
+    guarded: dict[str, ArgumentPolicy]
     moves_amount: str | None
+
+    @property
+    def literal_only(self) -> tuple[str, ...]:
+        return tuple(name for name, policy in self.guarded.items() if policy.strict)
 
 
 def rules_of(owner: str, fields: Mapping[str, FieldInfo]) -> FieldRules:
@@ -76,11 +97,14 @@ def rules_of(owner: str, fields: Mapping[str, FieldInfo]) -> FieldRules:
                 f"{owner}.{name}: MovesMoney marks an amount (a Decimal), "
                 f"not {_type_name(fields[name].annotation)}"
             )
-    return FieldRules(
-        owned=owned,
-        literal_only=marked(LiteralOnly),
-        moves_amount=amounts[0] if amounts else None,
-    )
+    guarded: dict[str, ArgumentPolicy] = {}
+    for name, info in fields.items():
+        policies = [item.policy for item in info.metadata if isinstance(item, Guarded)]
+        if len(policies) > 1:
+            raise UseCaseDefinitionError(f"{owner}.{name}: one policy guards an argument")
+        if policies:
+            guarded[name] = policies[0]
+    return FieldRules(owned=owned, guarded=guarded, moves_amount=amounts[0] if amounts else None)
 
 
 def _has(info: FieldInfo, rule: FieldRule) -> bool:

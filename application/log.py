@@ -10,11 +10,9 @@ from uuid import UUID
 from eventsourcing.domain import AggregateEvent
 from eventsourcing.persistence import Notification
 
-from application.event_json import plain
+from application.event_json import event_data
 from application.ledger import Ledger
 from domain.account import account_id
-
-_ENVELOPE = {"originator_id", "originator_version", "timestamp", "originator_topic"}
 
 
 def read_log(ledger: Ledger, after: int, limit: int) -> list[dict[str, Any]]:
@@ -34,7 +32,7 @@ def record(ledger: Ledger, notification: Notification, names: dict[UUID, str]) -
         "version": event.originator_version,
         "type": type(event).__qualname__,
         "timestamp": event.timestamp.isoformat(),
-        "data": {k: plain(v) for k, v in vars(event).items() if k not in _ENVELOPE},
+        "data": event_data(event),
     }
 
 

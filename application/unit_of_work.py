@@ -17,6 +17,7 @@ from uuid import UUID
 from eventsourcing.domain import Aggregate, AggregateEvent
 from eventsourcing.persistence import IntegrityError, Recording
 
+from application.data_policy import DIRECT, CallProvenance
 from application.event_json import event_json
 from application.ledger import Ledger
 from domain.account import Account, account_id
@@ -64,6 +65,8 @@ class UnitOfWork:
         self._names: dict[UUID, str] = {}
         self.committed = False
         self.last_position: int | None = None
+        # Where the arguments of the use case performing now came from (`execute` sets it).
+        self.provenance: CallProvenance = DIRECT
 
     # Reads and changes, for use cases.
 

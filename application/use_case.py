@@ -10,8 +10,10 @@ from typing import TYPE_CHECKING, Any, ClassVar, Generic, Literal, TypeVar, get_
 
 from pydantic import BaseModel, ConfigDict, TypeAdapter, field_validator
 
+from application.data_policy import ArgumentPolicy
 from application.executor import execute
 from application.field_rules import rules_of
+from application.labels import Tree, label_tree
 from application.permissions import Permission
 from application.vocabulary import UseCaseDefinitionError, check_parameter, check_result
 from domain.errors import DomainError
@@ -77,6 +79,7 @@ class UseCase(BaseModel, Generic[Result]):
     # never written by hand: the arguments a scoped principal must own, those a JSON plan
     # must fix at planning time, and the one whose value counts toward the cap on money moved.
     owned: ClassVar[tuple[str, ...]] = ()
+    guarded: ClassVar[dict[str, ArgumentPolicy]] = {}
     literal_only: ClassVar[tuple[str, ...]] = ()
     moves_amount: ClassVar[str | None] = None
     # Requests a planner may meet, with the program that answers each: few-shot examples.
@@ -117,8 +120,10 @@ class UseCase(BaseModel, Generic[Result]):
                 )
         rules = rules_of(owner, cls.model_fields)
         cls.owned = rules.owned
+        cls.guarded = rules.guarded
         cls.literal_only = rules.literal_only
         cls.moves_amount = rules.moves_amount
+        label_tree(f"{owner} result", cls.result_type())
 
     @field_validator("*", mode="before")
     @classmethod
@@ -146,6 +151,11 @@ class UseCase(BaseModel, Generic[Result]):
         return _result_type(cls)
 
     @classmethod
+    def labels(cls) -> Tree:
+        """Who wrote each value of the result (`application.labels`)."""
+        return _labels(cls)
+
+    @classmethod
     def result_adapter(cls) -> TypeAdapter[Any]:
         """Dumps a result for the sandbox (Python values) or for JSON readers."""
         return _result_adapter(cls)
@@ -165,12 +175,22 @@ class UseCase(BaseModel, Generic[Result]):
 
 
 # The class attributes read from the fields' markers, and the marker that sets each.
-_DERIVED = {"owned": "Owned", "literal_only": "LiteralOnly", "moves_amount": "MovesMoney"}
+_DERIVED = {
+    "owned": "Owned",
+    "guarded": "Guarded(policy)",
+    "literal_only": "LiteralOnly",
+    "moves_amount": "MovesMoney",
+}
 
 
 @cache
 def _result_type(use_case: type[UseCase[Any]]) -> Any:
     return get_type_hints(use_case.perform, include_extras=True)["return"]
+
+
+@cache
+def _labels(use_case: type[UseCase[Any]]) -> Tree:
+    return label_tree(f"{use_case.__name__} result", _result_type(use_case))
 
 
 @cache

@@ -51,3 +51,12 @@ class SameAccountError(DomainError):
     def __init__(self, account: str) -> None:
         super().__init__(f"payer and payee are both {account}")
         self.account = account
+
+
+class RefundLimitError(DomainError):
+    def __init__(self, account: str, payee: str, room: str) -> None:
+        super().__init__(
+            f"a refund from {account} to {payee} gives back at most {room}: "
+            f"what {payee} sent {account} and was not refunded yet"
+        )
+        self.account = account

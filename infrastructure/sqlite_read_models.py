@@ -47,7 +47,7 @@ class SQLiteReadModelStore(SQLiteTrackingRecorder, ReadModelStore):
             "version INTEGER NOT NULL)",
             f"CREATE TABLE IF NOT EXISTS {p}statement (aggregate_id TEXT, version INTEGER, "
             "position INTEGER, kind TEXT, amount_cents INTEGER, balance_cents INTEGER, "
-            "counterparty TEXT, memo TEXT, time TEXT, run_id TEXT, "
+            "counterparty TEXT, memo TEXT, time TEXT, run_id TEXT, memo_by TEXT, "
             "PRIMARY KEY (aggregate_id, version))",
             f"CREATE TABLE IF NOT EXISTS {p}runs (run_id TEXT PRIMARY KEY, principal TEXT, "
             "kind TEXT, language TEXT, status TEXT, calls INTEGER, previewed INTEGER, "
@@ -58,6 +58,13 @@ class SQLiteReadModelStore(SQLiteTrackingRecorder, ReadModelStore):
             f"CREATE TABLE IF NOT EXISTS {p}dead_letters (projection TEXT, position INTEGER, "
             "error TEXT, recorded_at TEXT, PRIMARY KEY (projection, position))",
         ]
+
+    def _create_table(self, c: SQLiteCursor) -> None:
+        super()._create_table(c)
+        # A statement table made before memos had their writer gets the column.
+        c.execute(f"PRAGMA table_info({self.prefix}statement)")
+        if "memo_by" not in {row[1] for row in c.fetchall()}:
+            c.execute(f"ALTER TABLE {self.prefix}statement ADD COLUMN memo_by TEXT")
 
     # Writes: the windows claimed, then their rows, in one transaction.
 
@@ -85,7 +92,7 @@ class SQLiteReadModelStore(SQLiteTrackingRecorder, ReadModelStore):
             )
         if write.entries:
             c.executemany(
-                f"INSERT INTO {self.prefix}statement VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                f"INSERT INTO {self.prefix}statement VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 [
                     (
                         e.aggregate_id,
@@ -98,6 +105,7 @@ class SQLiteReadModelStore(SQLiteTrackingRecorder, ReadModelStore):
                         e.memo,
                         e.time,
                         e.run_id,
+                        e.memo_by,
                     )
                     for e in write.entries
                 ],
@@ -263,4 +271,5 @@ def _statement_row(r: Any) -> StatementRow:
         memo=r["memo"],
         time=r["time"],
         run_id=r["run_id"],
+        memo_by=r["memo_by"],
     )

@@ -6,9 +6,10 @@ from typing import Annotated
 
 from pydantic import Field
 
+from application.bank.payment_policy import PAYMENT, REFUND
 from application.bank.results import AccountView, TransferReceipt
 from application.bank.types import AccountName, Amount, Memo
-from application.field_rules import LiteralOnly, MovesMoney, Owned
+from application.field_rules import MovesMoney, Owned, guarded
 from application.permissions import STAFF, Permission
 from application.unit_of_work import UnitOfWork
 from application.use_case import Example, UseCase
@@ -42,7 +43,7 @@ class Deposit(UseCase[AccountView]):
 
     def perform(self, uow: UnitOfWork) -> AccountView:
         account = uow.account(self.account)
-        account.deposit(self.amount, self.memo)
+        account.deposit(self.amount, self.memo, uow.provenance.author_of("memo", None))
         return AccountView.of(account)
 
 
@@ -73,7 +74,7 @@ class Withdraw(UseCase[AccountView]):
 
     def perform(self, uow: UnitOfWork) -> AccountView:
         account = uow.account(self.account)
-        account.withdraw(self.amount, self.memo)
+        account.withdraw(self.amount, self.memo, uow.provenance.author_of("memo", self.account))
         return AccountView.of(account)
 
 
@@ -90,8 +91,10 @@ class Transfer(UseCase[TransferReceipt]):
     max_calls = 10
 
     payer: Annotated[AccountName, Owned] = Field(description="The account that pays.")
-    payee: Annotated[AccountName, LiteralOnly] = Field(description="The account that receives.")
-    amount: Annotated[Amount, MovesMoney, LiteralOnly] = Field(
+    payee: Annotated[AccountName, guarded(PAYMENT)] = Field(
+        description="The account that receives."
+    )
+    amount: Annotated[Amount, MovesMoney, guarded(PAYMENT)] = Field(
         description="How much, in euros, at most 2 decimals."
     )
     memo: Memo = Field(default="", description="A short note both accounts keep.")
@@ -145,12 +148,15 @@ class Transfer(UseCase[TransferReceipt]):
         payee.check_open()
         payer.check_funds(self.amount)
         payee.check_room(self.amount)
-        payer.debit_transfer(self.amount, self.payee, self.memo)
-        payee.credit_transfer(self.amount, self.payer, self.memo)
+        memo_by = uow.provenance.author_of("memo", self.payer)
+        refund = REFUND in uow.provenance.grants
+        payer.debit_transfer(self.amount, self.payee, self.memo, memo_by, refund=refund)
+        payee.credit_transfer(self.amount, self.payer, self.memo, memo_by)
         return TransferReceipt(
             payer=self.payer,
             payee=self.payee,
             amount=self.amount,
             memo=self.memo,
+            memo_by=(memo_by or self.payer) if self.memo else None,
             payer_balance=payer.balance,
         )

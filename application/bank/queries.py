@@ -7,7 +7,7 @@ from typing import Annotated
 
 from pydantic import Field
 
-from application.bank.results import AccountView, Euros, StatementEntry
+from application.bank.results import AccountView, Balance, StatementEntry
 from application.bank.statement import latest_entries
 from application.bank.types import AccountName, Owner
 from application.field_rules import Owned
@@ -30,7 +30,7 @@ class GetBalance(UseCase[Decimal]):
         Example("What is erin's balance?", 'get_balance(account="erin")', asked_by="staff"),
     )
 
-    def perform(self, uow: UnitOfWork) -> Euros:
+    def perform(self, uow: UnitOfWork) -> Balance:
         return uow.account(self.account).balance
 
 
@@ -80,4 +80,4 @@ class Statement(UseCase[list[StatementEntry]]):
         # The last `limit` events only, read from the events' index; balances walk back
         # from the account's own (a test keeps this equal to folding the whole history).
         latest = uow.latest_history(self.account, self.limit)
-        return latest_entries(latest, uow.account(self.account).balance)
+        return latest_entries(self.account, latest, uow.account(self.account).balance)

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from decimal import Decimal
 from typing import Any
 
-from application.bank.results import StatementEntry
+from application.bank.results import StatementEntry, memo_writer
 from domain.account import Account
 from domain.money import ZERO
 
@@ -20,22 +20,22 @@ _KINDS: dict[type[Any], tuple[str, int]] = {
 }
 
 
-def entries(history: Sequence[Any]) -> list[StatementEntry]:
+def entries(account: str, history: Sequence[Any]) -> list[StatementEntry]:
     """Oldest first; each entry carries the balance after it."""
     balance = ZERO
     result = []
     for event in history:
         balance += _change(event)
-        result.append(_entry(event, balance))
+        result.append(_entry(account, event, balance))
     return result
 
 
-def latest_entries(history: Sequence[Any], balance: Decimal) -> list[StatementEntry]:
+def latest_entries(account: str, history: Sequence[Any], balance: Decimal) -> list[StatementEntry]:
     """Newest first: the entries of the last events of an account whose balance after them
     is `balance`, each balance found by walking back from it (no need for older events)."""
     result = []
     for event in reversed(history):
-        result.append(_entry(event, balance))
+        result.append(_entry(account, event, balance))
         balance -= _change(event)
     return result
 
@@ -46,14 +46,20 @@ def _change(event: Any) -> Decimal:
     return change
 
 
-def _entry(event: Any, balance: Decimal) -> StatementEntry:
+def _entry(account: str, event: Any, balance: Decimal) -> StatementEntry:
     """The entry of one event, with the account's balance after it."""
+    kind = _KINDS[type(event)][0]
+    counterparty = getattr(event, "counterparty", None)
+    memo = getattr(event, "memo", "")
     return StatementEntry(
         version=event.originator_version,
-        kind=_KINDS[type(event)][0],  # type: ignore[arg-type]
+        kind=kind,  # type: ignore[arg-type]
         amount=_change(event),
         balance=balance,
-        counterparty=getattr(event, "counterparty", None),
-        memo=getattr(event, "memo", ""),
+        counterparty=counterparty,
+        memo=memo,
+        memo_by=memo_writer(kind, account, counterparty, getattr(event, "memo_by", None))
+        if memo
+        else None,
         timestamp=event.timestamp.isoformat(),
     )

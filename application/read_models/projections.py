@@ -117,7 +117,8 @@ class BalancesProjection(LedgerProjection):
 
 
 class StatementProjection(LedgerProjection):
-    """statement entries: account, position, amount, counterparty, memo, time, run id."""
+    """statement entries: account, position, amount, counterparty, memo (and its writer
+    when not its side's default), time, run id."""
 
     name = "statement"
     topics = (*ACCOUNT_TOPICS, get_topic(Run.Committed))
@@ -155,6 +156,7 @@ class StatementProjection(LedgerProjection):
                     counterparty=getattr(event, "counterparty", None),
                     memo=getattr(event, "memo", ""),
                     time=event.timestamp.isoformat(),
+                    memo_by=getattr(event, "memo_by", None),
                 )
             )
         self.view.apply_statement(entries, links, window)

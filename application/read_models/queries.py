@@ -12,7 +12,7 @@ from functools import cached_property
 from typing import Any, Literal
 
 from application.bank.queries import GetBalance, ListAccounts, Statement
-from application.bank.results import AccountView, StatementEntry
+from application.bank.results import AccountView, StatementEntry, memo_writer
 from application.read_models.rows import BalanceRow, StatementRow
 from application.read_models.service import ReadModels
 from application.read_models.store import AsyncBalances
@@ -78,7 +78,7 @@ class ReadModelQueries:
     def _statement(self, query: Statement, visible: Visible) -> list[StatementEntry]:
         self._row(query.account)
         rows = self.read_models.store.statement(account_id(query.account).hex, query.limit)
-        return [statement_entry(row) for row in rows]
+        return [statement_entry(query.account, row) for row in rows]
 
     def _row(self, account: str) -> BalanceRow:
         return _found(account, self.read_models.store.balances([account]))
@@ -101,7 +101,7 @@ def _account_view(row: BalanceRow) -> AccountView:
     )
 
 
-def statement_entry(row: StatementRow) -> StatementEntry:
+def statement_entry(account: str, row: StatementRow) -> StatementEntry:
     return StatementEntry(
         version=row.version,
         kind=row.kind,  # type: ignore[arg-type]
@@ -109,5 +109,6 @@ def statement_entry(row: StatementRow) -> StatementEntry:
         balance=row.balance,
         counterparty=row.counterparty,
         memo=row.memo,
+        memo_by=memo_writer(row.kind, account, row.counterparty, row.memo_by) if row.memo else None,
         timestamp=row.time,
     )

@@ -41,6 +41,7 @@ class StatementRow:
     memo: str
     time: str
     run_id: str | None = None
+    memo_by: str | None = None  # the memo's writer when not its side's default
 
 
 @dataclass(frozen=True)

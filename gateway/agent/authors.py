@@ -1,9 +1,10 @@
 """Who wrote a text found in a run's outcome, and an account's balance after each event:
 read from the ledger, for the accounts the reader may see.
 
-The ledger says who wrote each memo: a transfer's memo was written by its payer (the
-account debited; on the payee's side, its counterparty), a withdrawal's by the account's
-side, a deposit's by staff (only staff may deposit). An owner's name was written by the
+The ledger says who wrote each memo: the writer its event names (`memo_by`: a program
+copied it from what that party wrote), else a transfer's payer (the account debited; on
+the payee's side, its counterparty), a withdrawal's account, a deposit's staff (only staff
+may deposit). An owner's name was written by the
 staff who opened the account. A text the ledger cannot place is left without an author.
 """
 
@@ -87,6 +88,8 @@ class Authors:
             elif isinstance(event, Account.TransferCredited):
                 balance, writer = balance + amount, event.counterparty
             memo = getattr(event, "memo", "")
+            # A memo a program copied from another party's text is that party's.
+            writer = getattr(event, "memo_by", None) or writer
             if writer is not None and memo:
                 self._note(memo, writer)
             version = getattr(event, "originator_version", None)

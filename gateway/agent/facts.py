@@ -27,10 +27,10 @@ WORDS = {  # the only values these keys may have in the code's words
     "currency": frozenset({"EUR"}),
 }
 STATEMENT_ENTRY = frozenset(
-    {"version", "kind", "amount", "balance", "counterparty", "memo", "timestamp"}
+    {"version", "kind", "amount", "balance", "counterparty", "memo", "memo_by", "timestamp"}
 )
 ACCOUNT_VIEW = frozenset({"account", "owner", "balance", "currency", "status"})
-RECEIPT = frozenset({"payer", "payee", "amount", "memo", "payer_balance"})
+RECEIPT = frozenset({"payer", "payee", "amount", "memo", "memo_by", "payer_balance"})
 
 
 def status_line(outcome: Outcome) -> str:
@@ -65,6 +65,7 @@ def run_parts(proposal: Proposal, outcome: Outcome, authors: Authors) -> list[An
 def event_parts(event: EventRecord, authors: Authors) -> list[AnswerPart]:
     account, data = event.account or "an account", event.data
     amount, other, memo = data.get("amount"), data.get("counterparty"), data.get("memo")
+    copied = _writer(data.get("memo_by"))  # a memo copied from what another party wrote
     kind = event.type
     if kind == "TransferDebited":
         line, writer = f"{account}: paid {amount} to {other}", event.account
@@ -83,7 +84,7 @@ def event_parts(event: EventRecord, authors: Authors) -> list[AnswerPart]:
     balance = authors.balance_after(event.account, event.version)
     parts = [facts(line + (f"; balance after: {balance}" if balance is not None else ""))]
     if memo:
-        parts.append(quoted(str(memo), writer, "memo"))
+        parts.append(quoted(str(memo), copied or writer, "memo"))
     return parts
 
 
@@ -130,7 +131,8 @@ class _Result:
             line = f"{payer}: paid {value['amount']} to {payee}; balance after: "
             parts = [facts(line + str(value["payer_balance"]))]
             if value["memo"]:
-                parts.append(quoted(str(value["memo"]), payer, "memo"))
+                writer = _writer(value["memo_by"]) or payer
+                parts.append(quoted(str(value["memo"]), writer, "memo"))
             return parts
         return []
 
@@ -146,7 +148,11 @@ class _Result:
         line = f"{_when(entry['timestamp'])}: {what}; balance {entry['balance']}"
         parts = [facts(line)]
         if memo:
-            writer = {"transfer_in": other, "deposit": STAFF}.get(kind) or self.authors.of(memo)
+            writer = (
+                _writer(entry["memo_by"])
+                or {"transfer_in": other, "deposit": STAFF}.get(kind)
+                or self.authors.of(memo)
+            )
             parts.append(quoted(str(memo), writer, "memo"))
         return parts
 
@@ -170,6 +176,17 @@ class _Result:
         if writer is None and text in self.literals:
             writer = PROGRAM
         return quoted(text, writer, path)
+
+
+def _writer(value: Any) -> str | None:
+    """A memo's writer as a result or an event names it: account ids (`a or b`) or staff;
+    anything else names no one the code can vouch for."""
+    if not isinstance(value, str) or not value:
+        return None
+    names = value.split(" or ")
+    if all(name == STAFF or not account_problem(name) for name in names):
+        return value
+    return None
 
 
 def _when(timestamp: str) -> str:

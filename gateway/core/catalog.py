@@ -7,6 +7,7 @@ from functools import cached_property
 from typing import Any
 
 from application.use_case import UseCase
+from gateway.core.program.static_check import ProgramRules
 from gateway.core.results import Sheet
 from gateway.core.sheets import sheet_of
 from gateway.core.stubs import render_stubs
@@ -59,9 +60,12 @@ class Catalog:
         return Catalog(self.header, [u for u in self._by_name.values() if u.name in keep])
 
     @cached_property
-    def literal_only(self) -> dict[str, tuple[str, ...]]:
-        """By use case, the arguments a program must write as literals (`LiteralOnly`)."""
-        return {name: use_case.literal_only for name, use_case in self._by_name.items()}
+    def program_rules(self) -> ProgramRules:
+        """What a program's check needs: each use case's result labels and guarded arguments."""
+        return ProgramRules(
+            labels={name: use_case.labels() for name, use_case in self._by_name.items()},
+            guarded={name: use_case.guarded for name, use_case in self._by_name.items()},
+        )
 
     @cached_property
     def stubs(self) -> str:

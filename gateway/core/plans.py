@@ -179,6 +179,10 @@ def _validate(value: Any, schema: dict[str, Any], where: str, step: int | None =
     error = jsonschema.exceptions.best_match(validator.iter_errors(value))
     if error is None:
         return
+    if error.validator == "anyOf" and not isinstance(error.instance, dict):
+        # A value or a reference, given neither: what is wrong with it as a value.
+        as_value = [e for e in error.context or () if e.relative_schema_path[0] == 0]
+        error = jsonschema.exceptions.best_match(as_value) or error
     path = [str(part) for part in error.absolute_path]
     if step is None and len(path) >= 2 and path[0] == "steps" and path[1].isdigit():
         step = int(path[1]) + 1

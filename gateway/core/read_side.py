@@ -124,7 +124,8 @@ class ReadSide:
         )
         page = page_of(rows, limit, f"statement:{account}", lambda row: row.version)
         return Page[StatementEntry](
-            items=[statement_entry(row) for row in page.items], next_cursor=page.next_cursor
+            items=[statement_entry(account, row) for row in page.items],
+            next_cursor=page.next_cursor,
         )
 
     def statement_rows(

@@ -54,6 +54,24 @@ class LogEvent(EventRecord):
     aggregate_id: str
 
 
+class OriginRecord(Result):
+    """Where a program took an argument from: a use case's answer (the call at a line),
+    which field of it, and whether it is a fact of the system or text a party wrote."""
+
+    call: str = Field(description="The use case whose answer it came from; empty: untraced.")
+    line: int
+    column: int
+    field: str = Field(description="The field of that answer; empty for the whole answer.")
+    label: Literal["fact", "text", "unknown"] = Field(
+        description="fact: written by the system; text: written by a party (see authors); "
+        "unknown: a value the gateway cannot trace (a function, an exception)."
+    )
+    chosen: bool = Field(
+        description="The data only chose the value (a condition, a loop, an index, a filter)."
+    )
+    authors: list[str] = Field(description="For text: who wrote it (account ids, staff).")
+
+
 class CallRecord(Result):
     """One use case a program called, where, with what, and what it answered."""
 
@@ -63,6 +81,10 @@ class CallRecord(Result):
     line: int
     column: int
     events: int
+    origins: dict[str, list[OriginRecord]] = Field(
+        default={},
+        description="Where each argument the program did not write as a literal came from.",
+    )
 
 
 class Preview(Result):

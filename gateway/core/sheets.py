@@ -21,17 +21,16 @@ def sheet_of(use_case: type[UseCase[Any]]) -> Sheet:
     )
 
 
-# What a sheet says of an argument marked `LiteralOnly`: the gateway refuses it otherwise.
-LITERAL_ONLY = "Write it as a literal: a program may not compute it from what it read."
-
-
 def parameters_schema(use_case: type[UseCase[Any]]) -> dict[str, Any]:
     schema = _clean(use_case.model_json_schema(mode="validation"))
     schema.pop("description", None)
     properties = schema.get("properties", {})
-    for name in use_case.literal_only:
+    for name, policy in use_case.guarded.items():
+        # What a guarded argument may come from: the gateway refuses it otherwise.
         told = properties[name].get("description")
-        properties[name]["description"] = f"{told} {LITERAL_ONLY}" if told else LITERAL_ONLY
+        properties[name]["description"] = (
+            f"{told} {policy.note_for(name)}" if told else policy.note_for(name)
+        )
     return {
         "type": "object",
         "properties": properties,

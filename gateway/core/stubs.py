@@ -17,10 +17,6 @@ HEADER = "from decimal import Decimal\nfrom typing import Literal, TypedDict\n"
 DECIMAL_PARAMETER = "Decimal | int | float"
 
 
-# What a documented stub says of an argument a program must write itself (`LiteralOnly`).
-LITERAL_ONLY = "Write it in the program (a literal, or a name holding literals), never a result."
-
-
 def render_stubs(use_cases: Iterable[type[UseCase[Any]]], *, documented: bool = False) -> str:
     """The stubs programs are type-checked against; `documented`: with each use case's whole
     description and an `Args:` section, for a planner that reads the stubs as its catalog."""
@@ -51,7 +47,8 @@ def _docstring(use_case: type[UseCase[Any]]) -> str:
     if use_case.model_fields:
         lines += ["", "Args:"]
         for field, info in use_case.model_fields.items():
-            note = f" {LITERAL_ONLY}" if field in use_case.literal_only else ""
+            policy = use_case.guarded.get(field)
+            note = f" {policy.note_for(field)}" if policy is not None else ""
             lines.append(f"    {field}: {info.description}{note}")
     return "\n".join(f"    {line}" if line else "" for line in lines).lstrip()
 

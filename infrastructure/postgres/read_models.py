@@ -34,17 +34,18 @@ RUN_COLUMNS = (
 # The fields of each kind of row, in the order of its statement's arrays.
 BALANCE_FIELDS = ("aggregate_id", "account", "owner", "delta", "status", "version")
 ENTRY_FIELDS = ("aggregate_id", "version", "position", "kind", "amount", "balance",
-                "counterparty", "memo", "time", "run_id")  # fmt: skip
+                "counterparty", "memo", "time", "run_id", "memo_by")  # fmt: skip
 LINK_FIELDS = ("aggregate_id", "version", "run_id")
 RUN_FIELDS = ("run_id", *(name for name, _ in RUN_COLUMNS))
 # The apply function's parameters: the windows, then the rows of each table, an array a column.
-APPLY_FUNCTION = "apply_v1"
+APPLY_FUNCTION = "apply_v2"
 APPLY_ARRAYS = (
     ("w_name", "text"), ("w_after", "bigint"), ("w_upto", "bigint"),
     *((f"b_{name}", kind) for name, kind in zip(BALANCE_FIELDS,
         ("text", "text", "text", "numeric", "text", "int"), strict=True)),
     *((f"s_{name}", kind) for name, kind in zip(ENTRY_FIELDS,
-        ("text", "int", "bigint", "text", "numeric", "numeric", "text", "text", "text", "text"),
+        ("text", "int", "bigint", "text", "numeric", "numeric", "text", "text", "text", "text",
+         "text"),
         strict=True)),
     *((f"l_{name}", kind) for name, kind in zip(LINK_FIELDS, ("text", "int", "text"), strict=True)),
     ("r_run_id", "text"), *((f"r_{name}", kind) for name, kind in RUN_COLUMNS),
@@ -94,7 +95,12 @@ class AsyncpgReadModelStore(AsyncpgTrackingRecorder, ReadModelStore):
                 f"CREATE TABLE IF NOT EXISTS {self.t_statement} (aggregate_id text, version int, "
                 "position bigint, kind text, amount numeric(20, 2), balance numeric(20, 2), "
                 "counterparty text, memo text, time text, run_id text, "
-                "PRIMARY KEY (aggregate_id, version))",
+                "PRIMARY KEY (aggregate_id, version), memo_by text)",
+            ),
+            DdlStep(  # a table made before memos had their writer
+                "column",
+                self.prefix + "statement.memo_by",
+                f"ALTER TABLE {self.t_statement} ADD COLUMN IF NOT EXISTS memo_by text",
             ),
             DdlStep(
                 "relation",
@@ -225,7 +231,7 @@ BEGIN
     IF cardinality(s_aggregate_id) > 0 THEN
         INSERT INTO {self.t_statement}
         SELECT * FROM unnest(s_aggregate_id, s_version, s_position, s_kind, s_amount,
-                             s_balance, s_counterparty, s_memo, s_time, s_run_id);
+                             s_balance, s_counterparty, s_memo, s_time, s_run_id, s_memo_by);
     END IF;
     IF cardinality(l_aggregate_id) > 0 THEN
         UPDATE {self.t_statement} AS s SET run_id = l.run_id
@@ -409,6 +415,7 @@ def _statement_row(r: driver.Record) -> StatementRow:
         memo=r["memo"],
         time=r["time"],
         run_id=r["run_id"],
+        memo_by=r["memo_by"],
     )
 
 

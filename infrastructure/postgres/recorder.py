@@ -17,9 +17,10 @@ _FUNCTION_EXISTS = (
 
 @dataclass(frozen=True)
 class DdlStep:
-    """A statement, skipped when the relation or function it makes exists."""
+    """A statement, skipped when the relation, function or column (`table.column`) it makes
+    exists."""
 
-    kind: Literal["relation", "function", "always"]
+    kind: Literal["relation", "function", "column", "always"]
     name: str
     statement: str
 
@@ -63,4 +64,13 @@ class AsyncpgRecorder:
             return bool(await conn.fetchval("SELECT to_regclass($1) IS NOT NULL", name))
         if step.kind == "function":
             return bool(await conn.fetchval(_FUNCTION_EXISTS, self.datastore.schema, step.name))
+        if step.kind == "column":
+            table, _, column = step.name.partition(".")
+            return bool(await conn.fetchval(_COLUMN_EXISTS, self.datastore.schema, table, column))
         return False
+
+
+_COLUMN_EXISTS = (
+    "SELECT EXISTS (SELECT 1 FROM information_schema.columns "
+    "WHERE table_schema = $1 AND table_name = $2 AND column_name = $3)"
+)

@@ -37,7 +37,7 @@ def test_with_the_stubs_the_planner_writes_the_program_in_one_call(
     assert offered_kinds(schema_of(request) or {}) == ["program", "question", "answer"]
     system = request["messages"][0]["content"]
     assert "def transfer(*, payer: str, payee: str" in system
-    assert "        payee: The account that receives. Write it in the program" in system
+    assert "        payee: The account that receives. Write it from the person's words" in system
     assert "def deposit(" not in system  # alice may not deposit: not shown, not offered
     # alice's examples are written with her own account, and no placeholder is left.
     assert 'transfer(payer=\\"alice\\", payee=\\"erin\\", amount=20' in system

@@ -41,10 +41,8 @@ def balance(base: str) -> Decimal:
 def propose_then_deposit(base: str) -> str:
     """The agent proposes to pay 5, or 6 when alice has more than now; then money comes in."""
     source = (
-        f'if get_balance(account="alice") > {balance(base)}:\n'
-        '    transfer(payer="alice", payee="bob", amount=6)\n'
-        "else:\n"
-        '    transfer(payer="alice", payee="bob", amount=5)'
+        f'amount = 6 if get_balance(account="alice") > {balance(base)} else 5\n'
+        'transfer(payer="alice", payee="bob", amount=amount)'
     )
     proposed = httpx.post(f"{base}/v1/programs", headers=AGENT,
                           json={"language": "python", "source": source})  # fmt: skip

@@ -120,6 +120,7 @@ def test_every_domain_refusal_has_a_stable_name() -> None:
         "AccountExistsError": "account-exists",
         "AccountClosedError": "account-closed",
         "InsufficientFundsError": "insufficient-funds",
+        "RefundLimitError": "refund-limit",
         "AccountNotEmptyError": "account-not-empty",
         "BalanceLimitError": "balance-limit",
         "InvalidAmountError": "invalid-amount",

@@ -126,7 +126,7 @@ def test_a_statement_from_the_latest_events_equals_the_one_folded_from_the_whole
             continue
     for name in NAMES:
         shown = execute(Statement(account=name, limit=limit), uow).value
-        folded = entries(uow.history(name))[::-1][:limit]
+        folded = entries(name, uow.history(name))[::-1][:limit]
         assert shown == folded
 
 

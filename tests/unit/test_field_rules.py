@@ -10,6 +10,7 @@ import pytest
 from pydantic import Field
 
 from application.bank import BANK_USE_CASES
+from application.bank.payment_policy import PAYMENT
 from application.bank.types import AccountName, Amount, Memo
 from application.field_rules import MovesMoney, Owned
 from application.permissions import STAFF, Permission
@@ -18,7 +19,9 @@ from application.vocabulary import UseCaseDefinitionError
 
 
 def test_the_bank_states_its_rules_on_its_fields_and_classes() -> None:
-    rules = {u.name: (u.owned, u.literal_only, u.moves_amount, u.max_calls) for u in BANK_USE_CASES}
+    rules = {
+        u.name: (u.owned, tuple(u.guarded), u.moves_amount, u.max_calls) for u in BANK_USE_CASES
+    }
 
     assert rules == {
         "open_account": ((), (), "initial_deposit", 5),
@@ -30,6 +33,9 @@ def test_the_bank_states_its_rules_on_its_fields_and_classes() -> None:
         "statement": (("account",), (), None, None),
         "close_account": (("account",), (), None, 5),
     }
+    transfer = next(u for u in BANK_USE_CASES if u.name == "transfer")
+    assert transfer.guarded["payee"] is transfer.guarded["amount"] is PAYMENT
+    assert transfer.literal_only == ()
 
 
 def test_two_amounts_that_move_money_are_refused_when_the_class_is_defined() -> None:

@@ -47,7 +47,7 @@ def test_any_history_keeps_money_conserved_and_no_balance_below_zero(
     assert sum(balances.values()) == Decimal("100.00") + deposited - withdrawn
     assert min(balances.values()) >= 0
     for name in NAMES:
-        statement = entries(ledger.account_events(name))
+        statement = entries(name, ledger.account_events(name))
         # Each statement line's running balance is the previous one plus its amount,
         # never negative, ending at the account's balance.
         running = ZERO

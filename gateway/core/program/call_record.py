@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 
@@ -14,9 +14,12 @@ class CallRecord:
     line: int
     column: int
     events: int
+    # Where each argument the program did not write as a literal came from
+    # (`application.data_policy.Origin.to_json`), by argument.
+    origins: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        shown = {
             "name": self.name,
             "arguments": self.arguments,
             "result": self.result,
@@ -24,3 +27,6 @@ class CallRecord:
             "column": self.column,
             "events": self.events,
         }
+        if self.origins:
+            shown["origins"] = self.origins
+        return shown

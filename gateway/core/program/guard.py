@@ -4,11 +4,16 @@ from __future__ import annotations
 
 from typing import Any, Protocol
 
+from application.principals import PrincipalView
 from application.use_case import UseCase
 from gateway.core.program.static_check import ProgramShape
 
 
 class ProgramGuard(Protocol):
+    @property
+    def principal(self) -> PrincipalView | None:
+        """Who the program runs as: what a policy on data checks against (None: nobody)."""
+
     def check_shape(self, shape: ProgramShape) -> None:
         """Raise a ProgramError if the program, as written, may not run."""
 
@@ -21,6 +26,10 @@ class ProgramGuard(Protocol):
 
 class OpenGuard:
     """No principal: every use case, no caps beyond the runner's limits."""
+
+    @property
+    def principal(self) -> PrincipalView | None:
+        return None
 
     def check_shape(self, shape: ProgramShape) -> None:
         return None

@@ -1,31 +1,42 @@
 """Where a program's values come from, known before it runs.
 
-A value is *literal* when the program's text alone decides it: constants, displays of
-literals, arithmetic, comparisons, f-strings and subscripts over literals, the pure builtins
-of literals (`range`, `len`, `sorted`, ...), methods of literal values, names bound only to
-literal values, loop variables over literal collections. Anything else is *computed*: a use
-case's result, a function's parameter or result, an exception, and whatever such a value
-flows into, including through the choice of a branch or a loop that depends on one.
+Each expression gets the set of its sources (`gateway.core.program.sources`): which use
+case's result, which field of it, and whether the data gave the value or only chose it. A
+value with no source is *literal*: the program's text alone decides it (constants,
+displays of literals, arithmetic, comparisons, f-strings and subscripts over literals, the
+pure builtins of literals, methods of literal values, names bound only to literal values,
+loop variables over literal collections).
 
-The analysis is flow-insensitive and errs toward computed:
-- a name bound anywhere to a computed value, or anywhere under a condition on one (an `if`,
-  `while`, conditional expression or comprehension filter over data, a loop over data, a
-  loop left by a `break` or `continue` under such a condition), is computed everywhere;
-- a name bound inside a function, a lambda, a class, a `try` or a `with` is computed;
-- an object changed with a computed value or under such a condition (a method other than
-  a reading one, an item or attribute assigned or deleted, `+=`) makes computed every name
-  that may share it; a call may share its arguments' objects with one another, and every
-  function shares the objects of every name it uses or is given.
+The analysis is flow-insensitive and errs toward more sources:
+- a name bound anywhere to a value has that value's sources everywhere; a name bound under
+  a condition on data (an `if`, `while`, conditional expression or comprehension filter, a
+  loop over data, a loop left by a `break` or `continue` under such a condition) has the
+  condition's sources too, as *chosen*; so has every call made there, on every argument;
+- a name bound inside a function, a lambda or a class is unknown; what runs there, in a
+  `with`, or in a `try` past its first statement is chosen by anything;
+- an object changed with data or under such a condition (a method other than a reading
+  one, an item or attribute assigned or deleted, `+=`) gives every name that may share it
+  the change's sources; a call may share its arguments' objects with one another, and
+  every function shares the objects of every name it uses or is given.
 
-It is solved as a monotone system: each fact holds when any fact it depends on holds, so
-one propagation over the dependency graph settles it, in time linear in the facts.
+Only a value that *is* a part of a use case's result keeps a field's precise sources
+(`entry["counterparty"]` is the counterparty, a fact); whatever the program builds from it
+carries every label of what it was built from.
+
+It is solved as a monotone system: each atom's sources grow along the edges, each edge
+transforming what passes; one propagation settles it, in time linear in the edges times
+the (few) sources of a program.
 """
 
 from __future__ import annotations
 
 import ast
 from collections import defaultdict, deque
-from collections.abc import Callable, Collection, Iterable
+from collections.abc import Collection, Iterable, Mapping
+
+from application.labels import Tree
+from gateway.core.program import sources as via
+from gateway.core.program.sources import Source, Transform
 
 # Builtins whose result depends on their arguments alone.
 PURE_BUILTINS = frozenset(
@@ -42,6 +53,8 @@ _FRESH_BUILTINS = frozenset(
         "len", "range", "repr", "round", "str",
     }
 )  # fmt: skip
+# Builtins that give back the items of their first argument, in a new list.
+_SAME_ITEMS = frozenset({"sorted", "list", "tuple", "reversed", "set", "frozenset"})
 # Methods that never change the object they are called on: those of str, and the reading
 # methods of list, dict and set. Any other method is taken to change its object.
 READING_METHODS = frozenset(
@@ -51,12 +64,15 @@ READING_METHODS = frozenset(
     | {"symmetric_difference", "union"}
 )
 
-# A fact of the system: ("name", n) n is computed; ("objects", n) the objects n may share
-# were changed by data; ("loop", k) loop k may be left early because of data.
+# An atom of the system: ("node", id) an expression's value, ("name", n) a name,
+# ("objects", n) what changed the objects n may share, ("context", k) what a place runs
+# under, ("loop", k) what may leave loop k early.
 Atom = tuple[str, str]
 ALWAYS: Atom = ("always", "")
+# What runs inside a function, a `try` or a `with`: chosen by anything.
+ANYWHERE: Atom = ("always", "chosen")
 _NOTHING: frozenset[Atom] = frozenset()
-_COMPUTED: frozenset[Atom] = frozenset({ALWAYS})
+_COMPUTED: frozenset[Atom] = frozenset({ANYWHERE})
 _NO_VALUE = (ast.operator, ast.cmpop, ast.boolop, ast.unaryop, ast.expr_context)
 # Functions, lambdas and classes, their parameters and the names they use or are given all
 # share one set of objects: a function may keep, return or change any of them.
@@ -64,39 +80,69 @@ FUNCTIONS = "(functions)"
 
 
 class DataFlow:
-    """Which names and expressions of one program are computed rather than literal.
+    """The sources of the names and expressions of one program.
 
-    Building it recurses through the statements and expressions, one frame a level: one
-    nested deeper than Python's stack allows raises RecursionError (the sandbox itself
-    refuses more than 200 levels)."""
+    `use_cases` gives each use case's result label tree (None when unknown: its result is
+    then taken whole). Building it recurses through the statements and expressions, one
+    frame a level: one nested deeper than Python's stack allows raises RecursionError (the
+    sandbox itself refuses more than 200 levels)."""
 
     def __init__(
-        self, tree: ast.Module, use_cases: Collection[str], bound: set[str] | None = None
+        self,
+        tree: ast.Module,
+        use_cases: Mapping[str, Tree | None] | Collection[str],
+        bound: set[str] | None = None,
     ) -> None:
-        self.use_cases = frozenset(use_cases)
+        self.trees: Mapping[str, Tree | None] = (
+            use_cases if isinstance(use_cases, Mapping) else dict.fromkeys(use_cases)
+        )
+        self.use_cases = frozenset(self.trees)
         self.bound = bound_names(tree) if bound is None else bound
         self._parent: dict[str, str] = {}
-        self._facts: list[tuple[Atom, frozenset[Atom]]] = []
+        self._edges: list[tuple[Atom, Atom, Transform]] = []
+        self._seeds: list[tuple[Atom, Source]] = [
+            (ALWAYS, via.Unknown()),
+            (ANYWHERE, via.Unknown(chosen=True)),
+        ]
         self._count = 0
+        # The use-case calls: the use case of each call's id, and the context each runs in.
+        self.calls: dict[str, str] = {}
+        self._call_context: dict[str, frozenset[Atom]] = {}
         # Each expression is an atom of its own, linked to its parts children first: the
         # system grows with the program, and nothing here recurses.
         for node in _children_first(tree):
             if isinstance(node, ast.expr | ast.comprehension | ast.keyword):
                 self._link(node)
         self._visit_block(tree.body, _NOTHING, [])
-        self._true = self._solve()
+        self._sources = self._solve()
+
+    def sources(self, node: ast.AST) -> frozenset[Source]:
+        """What the value of `node` may come from; empty for a literal."""
+        return frozenset(self._sources.get(_atom(node), ()))
 
     def computed(self, node: ast.expr) -> bool:
         """Whether the value of `node` may depend on anything but the program's literals."""
-        return _atom(node) in self._true
+        return bool(self._sources.get(_atom(node)))
+
+    def argument_sources(self, call: ast.Call) -> dict[str, frozenset[Source]]:
+        """Each keyword argument's sources, with what the call runs under (chosen)."""
+        context: set[Source] = set()
+        for atom in self._call_context.get(str(id(call)), _COMPUTED):
+            context |= self._sources.get(atom, set())
+        return {
+            str(keyword.arg): self.sources(keyword.value) | context for keyword in call.keywords
+        }
 
     def computed_arguments(self, call: ast.Call) -> frozenset[str]:
         """The names of a call's keyword arguments whose values are computed."""
-        return frozenset(
-            str(keyword.arg) for keyword in call.keywords if self.computed(keyword.value)
-        )
+        return frozenset(name for name, found in self.argument_sources(call).items() if found)
 
-    # Each expression: what its value depends on, and what objects it may share.
+    def tree_of(self, call: str) -> Tree | None:
+        """The label tree of the result of the use-case call with this id."""
+        name = self.calls.get(call)
+        return None if name is None else self.trees.get(name)
+
+    # Each expression: what its value comes from, and what objects it may share.
 
     def _link(self, node: ast.expr | ast.comprehension | ast.keyword) -> None:
         atom, item = _atom(node), _item(node)
@@ -106,62 +152,152 @@ class DataFlow:
                 return
             case ast.Name(id=name):
                 if name in self.use_cases:
-                    self._fact(atom, _COMPUTED)  # a use case as a value: the check refuses it
+                    self._flow(atom, [ALWAYS])  # a use case as a value: the check refuses it
                 elif name in self.bound:
-                    self._fact(atom, frozenset({("name", name)}))
+                    self._flow(atom, [("name", name)])
                     self._share(item, [name])
                 return
-            case ast.Call(func=function):
-                self._link_call(node, function, parts[1:])
+            case ast.Call(func=function, args=arguments, keywords=keywords):
+                self._link_call(node, function, arguments, keywords)
                 return
             case ast.Lambda() | ast.Await() | ast.Yield() | ast.YieldFrom():
-                self._fact(atom, _COMPUTED)
+                self._flow(atom, [ALWAYS])
                 self._share(item, [FUNCTIONS])
                 return
-        self._from(atom, parts)
+            case _:
+                self._link_value(atom, node, parts)
         self._share(item, _held(node, parts))
 
-    def _link_call(self, call: ast.Call, function: ast.expr, parts: list[ast.AST]) -> None:
+    def _link_value(
+        self, atom: Atom, node: ast.expr | ast.comprehension | ast.keyword, parts: list[ast.AST]
+    ) -> None:
+        """What the value of an expression that is no name, call or constant comes from."""
+        match node:
+            case ast.Subscript(value=value, slice=index):
+                self._subscript(atom, value, index)
+            case ast.Attribute(value=value, attr=name):
+                self._flow(atom, [_atom(value)], via.refine(name))
+            case ast.IfExp(test=test, body=body, orelse=orelse):
+                self._flow(atom, [_atom(body), _atom(orelse)])
+                self._flow(atom, [_atom(test)], via.select)
+            case ast.BoolOp(values=values):
+                self._flow(atom, map(_atom, values))
+                self._flow(atom, map(_atom, values[:-1]), via.select)
+            case ast.NamedExpr(value=value) | ast.Starred(value=value) | ast.keyword(value=value):
+                self._flow(atom, [_atom(value)])
+            case ast.List() | ast.Tuple() | ast.Set():
+                self._flow(atom, map(_atom, parts), via.wrap)
+            case ast.ListComp() | ast.SetComp() | ast.GeneratorExp():
+                self._flow(atom, [_atom(node.elt)], via.wrap)
+                self._flow(atom, map(_atom, node.generators), via.select)
+            case ast.comprehension(iter=iterable, ifs=conditions):
+                self._flow(atom, [_atom(iterable)], via.then(via.shape, via.select))
+                self._flow(atom, map(_atom, conditions), via.select)
+            case _:
+                self._flow(atom, map(_atom, parts), via.derive)
+
+    def _subscript(self, atom: Atom, value: ast.expr, index: ast.expr) -> None:
+        if isinstance(index, ast.Constant) and isinstance(index.value, str):
+            self._flow(atom, [_atom(value)], via.refine(index.value))
+        elif isinstance(index, ast.Slice):
+            self._flow(atom, [_atom(value)])  # the same items, fewer of them
+            self._flow(atom, [_atom(index)], via.select)
+        else:
+            self._flow(atom, [_atom(value)], via.element)
+            self._flow(atom, [_atom(index)], via.select)
+
+    def _link_call(
+        self,
+        call: ast.Call,
+        function: ast.expr,
+        arguments: list[ast.expr],
+        keywords: list[ast.keyword],
+    ) -> None:
         atom, item = _atom(call), _item(call)
+        parts: list[ast.AST] = [*arguments, *keywords]
         match function:
             case ast.Name(id=name) if name in self.use_cases:
-                self._fact(atom, _COMPUTED)  # data, in a fresh value
+                # Data, in a fresh value; which data, the arguments chose.
+                self.calls[str(id(call))] = name
+                self._seeds.append((atom, via.At(str(id(call)), ())))
+                self._flow(atom, map(_atom, parts), via.select)
             case ast.Name(id=name) if name in PURE_BUILTINS and name not in self.bound:
-                self._from(atom, parts)
+                self._builtin(atom, name, arguments, keywords)
                 if name not in _FRESH_BUILTINS:
                     # `sorted(items, key=f)` holds the items, and gives them to f.
                     self._share(item, map(_item, parts))
-            case ast.Attribute(value=receiver):
-                # A method of a literal value: computed when it or an argument is.
-                self._from(atom, [receiver, *parts])
+            case ast.Attribute(value=receiver, attr=method):
+                self._method(atom, receiver, method, arguments, keywords)
                 self._share(item, map(_item, [receiver, *parts]))
             case _:
-                self._fact(atom, _COMPUTED)
+                self._flow(atom, [ALWAYS])
                 self._share(item, [FUNCTIONS, _item(function), *map(_item, parts)])
 
-    def _from(self, atom: Atom, parts: Iterable[ast.AST]) -> None:
-        """`atom` is computed when any of its parts is."""
-        for part in parts:
-            known = isinstance(part, ast.expr | ast.comprehension | ast.keyword)
-            self._fact(atom, frozenset({_atom(part)}) if known else _COMPUTED)
+    def _builtin(
+        self, atom: Atom, name: str, arguments: list[ast.expr], keywords: list[ast.keyword]
+    ) -> None:
+        first, rest = (arguments[0], arguments[1:]) if arguments else (None, [])
+        options = [keyword.value for keyword in keywords]
+        if name == "len" and first is not None:
+            self._flow(atom, [_atom(first)], via.shape)
+            self._flow(atom, map(_atom, [*rest, *options]), via.derive)
+        elif name in _SAME_ITEMS and first is not None:
+            self._flow(atom, [_atom(first)])
+            self._flow(atom, map(_atom, [*rest, *options]), via.select)
+        elif name in ("max", "min") and len(arguments) == 1 and first is not None:
+            # One of the items, chosen by all of them (and by the key).
+            self._flow(atom, [_atom(first)], via.element)
+            self._flow(atom, [_atom(first)], via.select)
+            self._flow(atom, map(_atom, options), via.select)
+        elif name in ("max", "min"):
+            self._flow(atom, map(_atom, arguments))
+            self._flow(atom, map(_atom, [*arguments, *options]), via.select)
+        elif name == "enumerate" and first is not None:
+            # Pairs (index, item): an item of a pair is one of the items.
+            self._flow(atom, [_atom(first)], via.then(via.element, via.wrap, via.wrap))
+            self._flow(atom, map(_atom, [*rest, *options]), via.select)
+        elif name == "zip":
+            self._flow(atom, map(_atom, arguments), via.then(via.element, via.wrap, via.wrap))
+            self._flow(atom, map(_atom, options), via.select)
+        elif name == "str":
+            self._flow(atom, map(_atom, [*arguments, *options]))
+        else:
+            self._flow(atom, map(_atom, [*arguments, *options]), via.derive)
 
-    def _depends(self, node: ast.AST) -> frozenset[Atom]:
-        return frozenset({_atom(node)})
+    def _method(
+        self,
+        atom: Atom,
+        receiver: ast.expr,
+        method: str,
+        arguments: list[ast.expr],
+        keywords: list[ast.keyword],
+    ) -> None:
+        given = [*arguments, *(keyword.value for keyword in keywords)]
+        key = arguments[0] if arguments else None
+        if method == "get" and isinstance(key, ast.Constant) and isinstance(key.value, str):
+            self._flow(atom, [_atom(receiver)], via.refine(key.value))
+            self._flow(atom, map(_atom, arguments[1:]))
+        elif method == "copy":
+            self._flow(atom, [_atom(receiver)])
+        elif method in ("items", "values", "keys"):
+            self._flow(atom, [_atom(receiver)], via.then(via.derive, via.wrap, via.wrap))
+        else:
+            # A method of a literal value: computed when it or an argument is.
+            self._flow(atom, map(_atom, [receiver, *given]), via.derive)
 
-    def _shares(self, node: ast.AST) -> set[str]:
-        return {_item(node)}
+    # Building the system, statement by statement. `context` is what the current place
+    # runs under (atoms whose sources all only chose), `loops` the loops it may leave early.
 
-    def _join(self, context: frozenset[Atom], more: frozenset[Atom]) -> frozenset[Atom]:
-        """A place under `context` and `more`: one atom, so contexts stay small."""
+    def _join(self, context: frozenset[Atom], more: Iterable[Atom]) -> frozenset[Atom]:
+        """A place under `context` and the conditions `more`: one atom, so contexts stay
+        small."""
+        more = frozenset(more)
         if more <= context:
             return context
         self._count += 1
         joined: Atom = ("context", str(self._count))
-        self._fact(joined, context | more)
+        self._flow(joined, context | more, via.select)
         return frozenset({joined})
-
-    # Building the system, statement by statement. `context` is what the current place
-    # depends on (the conditions it runs under), `loops` the loops it may leave early.
 
     def _visit_block(
         self, body: Iterable[ast.stmt], context: frozenset[Atom], loops: list[Atom]
@@ -175,12 +311,12 @@ class DataFlow:
                 self._assignment(node, context)
             case ast.If(test=test, body=body, orelse=orelse):
                 self._expression(test, context)
-                inner = self._join(context, self._depends(test))
+                inner = self._join(context, [_atom(test)])
                 self._visit_block([*body, *orelse], inner, loops)
             case ast.For() | ast.AsyncFor() | ast.While():
                 self._loop(node, context, loops)
             case ast.Break() | ast.Continue() if loops:
-                self._fact(loops[-1], context)
+                self._flow(loops[-1], context, via.select)
             case ast.FunctionDef() | ast.AsyncFunctionDef() | ast.ClassDef():
                 self._definition(node, context)
             case ast.Try() | ast.TryStar() | ast.With() | ast.AsyncWith():
@@ -198,7 +334,7 @@ class DataFlow:
         for target in targets:
             self._expression(target, context)
             if isinstance(target, ast.Subscript | ast.Attribute):
-                self._mutate(target.value, _index(target, self._depends) | context)
+                self._mutate(target.value, [*_index(target), *context])
 
     def _assignment(
         self, node: ast.Assign | ast.AnnAssign | ast.AugAssign, context: frozenset[Atom]
@@ -220,11 +356,13 @@ class DataFlow:
         left_early: Atom = ("loop", str(self._count))
         head = node.test if isinstance(node, ast.While) else node.iter
         self._expression(head, context)
-        # Every pass, and what the loop leaves bound, depends on its head and on whether
-        # data made it stop early.
-        inner = self._join(context, self._depends(head) | {left_early})
+        # Every pass, and what the loop leaves bound, depends on how many passes the head
+        # makes (or its test) and on whether data made it stop early.
+        counted: Atom = ("count", str(id(head)))
+        self._flow(counted, [_atom(head)], via.shape if isinstance(node, ast.For) else via.derive)
+        inner = self._join(context, [counted, left_early])
         if not isinstance(node, ast.While):
-            self._bind(node.target, node.iter, inner)
+            self._bind(node.target, node.iter, inner, each=True)
         self._visit_block(node.body, inner, [*loops, left_early])
         self._visit_block(node.orelse, inner, loops)
 
@@ -239,10 +377,10 @@ class DataFlow:
         for expression in outside:
             self._expression(expression, context)
         self._share(FUNCTIONS, {node.name} | names_in(node))
-        self._fact(("name", node.name), _COMPUTED)
+        self._flow(("name", node.name), [ALWAYS])
         if not isinstance(node, ast.ClassDef):
             for parameter in parameters_of(node):
-                self._fact(("name", parameter), _COMPUTED)
+                self._flow(("name", parameter), [ALWAYS])
         self._visit_block(node.body, _COMPUTED, [])
 
     def _opaque(
@@ -257,8 +395,10 @@ class DataFlow:
             for item in node.items:
                 self._expression(item.context_expr, context)
                 if item.optional_vars is not None:
-                    self._share(FUNCTIONS, names_in(item.optional_vars))
-                    self._bind(item.optional_vars, item.context_expr, _COMPUTED)
+                    bound_here = names_in(item.optional_vars)
+                    self._share(FUNCTIONS, bound_here)
+                    for name in bound_here:
+                        self._flow(("name", name), [ALWAYS])
             self._visit_block(node.body, _COMPUTED, loops)
             return
         for handler in node.handlers:
@@ -266,8 +406,12 @@ class DataFlow:
                 self._expression(handler.type, context)
             if handler.name:
                 self._share(FUNCTIONS, {handler.name})
-                self._fact(("name", handler.name), _COMPUTED)
-        for block in [node.body, *(h.body for h in node.handlers), node.orelse, node.finalbody]:
+                self._flow(("name", handler.name), [ALWAYS])
+        # The body's first statement runs whenever the `try` does; what follows it may not
+        # run, if anything before it raised.
+        first, *rest = node.body
+        self._visit(first, context, loops)
+        for block in [rest, *(h.body for h in node.handlers), node.orelse, node.finalbody]:
             self._visit_block(block, _COMPUTED, loops)
 
     def _match(
@@ -278,20 +422,21 @@ class DataFlow:
         loops: list[Atom],
     ) -> None:
         self._expression(subject, context)
-        inner = self._join(context, self._depends(subject))
+        inner = self._join(context, [_atom(subject)])
         for case in cases:
             if case.guard is not None:
                 self._expression(case.guard, context)
-                inner = self._join(inner, self._depends(case.guard))
+                inner = self._join(inner, [_atom(case.guard)])
         for case in cases:
             captured = names_in(case.pattern)
-            self._share(FUNCTIONS, captured | self._shares(subject))
+            self._share(FUNCTIONS, captured | {_item(subject)})
             for name in captured:
-                self._fact(("name", name), _COMPUTED)
+                self._flow(("name", name), [ALWAYS])
             self._visit_block(case.body, inner, loops)
 
     def _expression(self, node: ast.expr, context: frozenset[Atom]) -> None:
-        """What an expression binds (`:=`, comprehension variables) and changes (methods)."""
+        """What an expression binds (`:=`, comprehension variables) and changes (methods),
+        and what each use-case call in it runs under."""
         match node:
             case ast.NamedExpr(target=target, value=value):
                 self._expression(value, context)
@@ -302,19 +447,21 @@ class DataFlow:
                 self._comprehension(node, context)
             case ast.IfExp(test=test, body=body, orelse=orelse):
                 self._expression(test, context)
-                inner = self._join(context, self._depends(test))
+                inner = self._join(context, [_atom(test)])
                 self._expression(body, inner)
                 self._expression(orelse, inner)
             case ast.BoolOp(values=values):
                 inner = context
                 for value in values:
                     self._expression(value, inner)
-                    inner = self._join(inner, self._depends(value))
+                    inner = self._join(inner, [_atom(value)])
             case ast.Call(func=function, args=arguments, keywords=keywords):
-                parts = [*arguments, *(keyword.value for keyword in keywords)]
-                for part in [function, *parts]:
+                given = [*arguments, *(keyword.value for keyword in keywords)]
+                if str(id(node)) in self.calls:
+                    self._call_context[str(id(node))] = context
+                for part in [function, *given]:
                     self._expression(part, context)
-                self._call(function, parts, context)
+                self._call(function, given, context)
             case _:
                 for child in ast.iter_child_nodes(node):
                     if isinstance(child, ast.expr):
@@ -326,7 +473,7 @@ class DataFlow:
                 self._expression(default, context)
         self._share(FUNCTIONS, names_in(node))
         for parameter in parameters_of(node):
-            self._fact(("name", parameter), _COMPUTED)
+            self._flow(("name", parameter), [ALWAYS])
         self._expression(node.body, _COMPUTED)
 
     def _comprehension(
@@ -337,11 +484,13 @@ class DataFlow:
         inner = context
         for generator in node.generators:
             self._expression(generator.iter, inner)
-            inner = self._join(inner, self._depends(generator.iter))
-            self._bind(generator.target, generator.iter, inner)
+            counted: Atom = ("count", str(id(generator.iter)))
+            self._flow(counted, [_atom(generator.iter)], via.shape)
+            inner = self._join(inner, [counted])
+            self._bind(generator.target, generator.iter, inner, each=True)
             for condition in generator.ifs:
                 self._expression(condition, inner)
-                inner = self._join(inner, self._depends(condition))
+                inner = self._join(inner, [_atom(condition)])
         results = [node.key, node.value] if isinstance(node, ast.DictComp) else [node.elt]
         for result in results:
             self._expression(result, inner)
@@ -350,7 +499,7 @@ class DataFlow:
         # A method other than a reading one may change its object (what it shares, `_link`
         # has said); a function's body changes what it changes under a computed context.
         if isinstance(function, ast.Attribute) and function.attr not in READING_METHODS:
-            self._mutate(function.value, _union(map(self._depends, parts)) | context)
+            self._mutate(function.value, [*map(_atom, parts), *context])
 
     def _bind(
         self,
@@ -359,38 +508,49 @@ class DataFlow:
         context: frozenset[Atom],
         *,
         in_place: bool = False,
+        each: bool = False,
+        unpacked: int = 0,
     ) -> None:
-        """`target = value`, `target op= value` (`in_place`), or `for target in value`."""
-        depends = self._depends(value) | context
-        shared = self._shares(value)
+        """`target = value`, `target op= value` (`in_place`), or `for target in value`
+        (`each`); a part of a tuple target takes an item of the value (`unpacked` deep)."""
+        steps: list[Transform] = [via.element] * (unpacked + each)
+        transform = via.then(*steps) if steps else via.identity
         match target:
             case ast.Name(id=name):
-                self._share_all(shared | {name})
-                self._fact(("name", name), depends)
+                self._share_all({_item(value), name})
+                self._flow(("name", name), [_atom(value)], transform)
+                self._flow(("name", name), context)
                 if in_place:  # `items += more` changes the list `items` names
-                    self._mutate(target, depends)
+                    self._mutate(target, [_atom(value), *context])
             case ast.Tuple(elts=parts) | ast.List(elts=parts):
                 for part in parts:
-                    self._bind(part, value, context, in_place=in_place)
+                    self._bind(
+                        part, value, context, in_place=in_place, each=each, unpacked=unpacked + 1
+                    )
             case ast.Starred(value=inner):
-                self._bind(inner, value, context, in_place=in_place)
+                # `first, *rest = items`: rest is a list of the items.
+                self._bind(
+                    inner, value, context, in_place=in_place, each=each, unpacked=unpacked - 1
+                )
             case ast.Subscript(value=container) | ast.Attribute(value=container):
                 self._expression(target, context)
-                self._share_all(shared | self._shares(container))
-                self._mutate(container, depends | _index(target, self._depends))
+                self._share_all({_item(value), _item(container)})
+                self._mutate(container, [_atom(value), *_index(target), *context])
             case _:  # no other target parses; were there one, it would make all computed
-                self._fact(("objects", FUNCTIONS), _COMPUTED)
+                self._flow(("objects", FUNCTIONS), [ALWAYS])
                 self._share_all(self.bound | {FUNCTIONS})
 
-    def _mutate(self, container: ast.expr, depends: frozenset[Atom]) -> None:
-        for name in self._shares(container):
-            self._fact(("objects", name), depends)
+    def _mutate(self, container: ast.expr, depends: Iterable[Atom]) -> None:
+        self._flow(("objects", _item(container)), depends, via.derive)
 
     # The system itself.
 
-    def _fact(self, atom: Atom, depends: frozenset[Atom]) -> None:
-        """`atom` holds when any of `depends` holds."""
-        self._facts.append((atom, depends))
+    def _flow(
+        self, atom: Atom, depends: Iterable[Atom], transform: Transform = via.identity
+    ) -> None:
+        """`atom` has the sources of each of `depends`, through `transform`."""
+        for depend in depends:
+            self._edges.append((depend, atom, transform))
 
     def _share(self, name: str, others: Iterable[str]) -> None:
         for other in others:
@@ -410,22 +570,26 @@ class DataFlow:
             self._parent[name], name = root, self._parent[name]
         return root
 
-    def _solve(self) -> set[Atom]:
-        dependents: defaultdict[Atom, list[Atom]] = defaultdict(list)
-        for atom, depends in self._facts:
-            for depend in depends:
-                dependents[self._resolved(depend)].append(self._resolved(atom))
+    def _solve(self) -> dict[Atom, set[Source]]:
+        outgoing: defaultdict[Atom, list[tuple[Atom, Transform]]] = defaultdict(list)
+        for depend, atom, transform in self._edges:
+            outgoing[self._resolved(depend)].append((self._resolved(atom), transform))
         for name in self.bound:
-            # A name is computed when data changed an object it may share.
-            dependents[("objects", self._root(name))].append(("name", name))
-        true: set[Atom] = set()
-        queue = deque([ALWAYS])
+            # A name has what changed an object it may share.
+            outgoing[("objects", self._root(name))].append((("name", name), via.identity))
+        found: defaultdict[Atom, set[Source]] = defaultdict(set)
+        queue = deque((self._resolved(atom), source) for atom, source in self._seeds)
+        trees = self.tree_of
         while queue:
-            atom = queue.popleft()
-            if atom not in true:
-                true.add(atom)
-                queue.extend(dependents[atom])
-        return true
+            atom, source = queue.popleft()
+            if source in found[atom]:
+                continue
+            found[atom].add(source)
+            for target, transform in outgoing[atom]:
+                moved = transform(source, trees)
+                if moved not in found[target]:
+                    queue.append((target, moved))
+        return found
 
     def _resolved(self, atom: Atom) -> Atom:
         return ("objects", self._root(atom[1])) if atom[0] == "objects" else atom
@@ -469,6 +633,11 @@ def _atom(node: ast.AST) -> Atom:
 def _item(node: ast.AST) -> str:
     """The node's value among the names that may share objects (no name starts with #)."""
     return f"#{id(node)}"
+
+
+def _index(target: ast.Subscript | ast.Attribute) -> list[Atom]:
+    """What the place an item is stored at depends on: its index (`items[i]`)."""
+    return [_atom(target.slice)] if isinstance(target, ast.Subscript) else []
 
 
 def _children_first(tree: ast.AST) -> list[ast.AST]:
@@ -521,14 +690,3 @@ def _own_names(node: ast.AST) -> set[str]:
         case ast.MatchStar(name=str(name)) | ast.MatchMapping(rest=str(name)):
             return {name}
     return set()
-
-
-def _index(
-    target: ast.Subscript | ast.Attribute, depends: Callable[[ast.AST], frozenset[Atom]]
-) -> frozenset[Atom]:
-    """What the place an item is stored at depends on: its index (`items[i]`)."""
-    return depends(target.slice) if isinstance(target, ast.Subscript) else _NOTHING
-
-
-def _union(parts: Iterable[frozenset[Atom]]) -> frozenset[Atom]:
-    return _NOTHING.union(*parts)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from pydantic import ValidationError
@@ -20,6 +20,7 @@ from gateway.core.catalog import Catalog
 from gateway.core.errors import STAGE_KINDS, refusal_name
 from gateway.core.program import withheld
 from gateway.core.program.call_record import CallRecord
+from gateway.core.program.data_checks import check_data, provenance_of
 from gateway.core.program.errors import ProgramError
 from gateway.core.program.guard import OpenGuard, ProgramGuard
 from gateway.core.program.limits import ProgramLimits
@@ -79,7 +80,7 @@ class ProgramRunner:
         preview = Preview(source=source, uow=uow or UnitOfWork(self.ledger))
         try:
             catalog = self.catalog
-            shape = check_program(source, catalog.names, self.limits, catalog.literal_only)
+            shape = check_program(source, catalog.program_rules, self.limits)
             checks.check_shape(shape)
             # The time cap is the sandbox's clock alone: waiting for a worker, or for the
             # store while a call is answered, is not the program's run. A busy sandbox
@@ -143,6 +144,8 @@ class _Calls:
         self.preview = preview
         self.guard = guard
         self.shape = shape
+        # What each call (by its place) answered: whose text a later argument copied.
+        self.answers: dict[tuple[int, int], list[Any]] = {}
 
     def __call__(self, name: str, arguments: dict[str, Any], line: int, column: int) -> Any:
         preview = self.preview
@@ -152,8 +155,8 @@ class _Calls:
                 "limit",
             )
         use_case_class = self.catalog.get(name)
-        known = self.shape.computed_at(line, column)
-        computed = frozenset(arguments) if known is None else known
+        written = self.shape.at(line, column)
+        computed = frozenset(arguments) if written is None else written.computed
         try:
             use_case = use_case_class.model_validate(arguments)
         except ValidationError as error:
@@ -165,8 +168,15 @@ class _Calls:
             values = withheld.computed_values(computed, arguments, dict(use_case))
             told = withheld.refusal(name, str(refused), values, kind)
             raise CallRefusedError(told, refused.stage, refusal=refused.refusal) from None
+        provenance = provenance_of(written, self.shape, self.answers, arguments)
+        decision = check_data(use_case, provenance, self.guard.principal, preview.uow)
+        if decision.refusal is not None:
+            values = withheld.computed_values(computed, arguments, dict(use_case))
+            told = withheld.refusal(name, decision.refusal, values, "provenance")
+            raise CallRefusedError(told, "check") from None
+        provenance = replace(provenance, grants=decision.grants)
         try:
-            executed = execute(use_case, preview.uow)
+            executed = execute(use_case, preview.uow, provenance)
         except DomainError as refusal:
             kind = refusal_name(type(refusal))
             # The use case is frozen: what it was given is what it holds now.
@@ -184,6 +194,12 @@ class _Calls:
                 line=line,
                 column=column,
                 events=len(executed.events),
+                origins={
+                    argument: [origin.to_json() for origin in found.origins]
+                    for argument, found in provenance.arguments.items()
+                },
             )
         )
-        return adapter.dump_python(executed.value, mode="python")
+        answer = adapter.dump_python(executed.value, mode="python")
+        self.answers.setdefault((line, column), []).append(answer)
+        return answer

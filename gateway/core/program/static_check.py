@@ -4,9 +4,10 @@ The sandbox already denies imports, files and dunders; refusing them here as wel
 the author one clear line with its place, and yields the set of use cases the program
 names (what a permission check needs) without running it.
 
-A use case is only ever called by its name, and an argument its use case marks
-`LiteralOnly` must be built from the program's literals alone (provenance, as JSON plans
-hold it): `gateway.core.program.provenance` tells which values are computed from data.
+A use case is only ever called by its name, and an argument its use case guards with a
+policy (`application.data_policy`) may come from data only as the policy allows: the
+gateway's data flow (`gateway.core.program.provenance`) tells where each argument may come
+from, and the policy refuses what it can before anything runs (the rest, at each call).
 """
 
 from __future__ import annotations
@@ -22,9 +23,13 @@ from collections.abc import Collection, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from application.data_policy import ArgumentOrigins, ArgumentPolicy
+from application.labels import Tree
 from gateway.core.program.errors import ProgramError
 from gateway.core.program.limits import ProgramLimits
+from gateway.core.program.origins import CallSite, resolve
 from gateway.core.program.provenance import DataFlow, bound_names
+from gateway.core.program.sources import Source
 
 SAFE_BUILTINS = frozenset(
     {
@@ -39,15 +44,29 @@ SAFE_BUILTINS = frozenset(
 
 
 @dataclass(frozen=True)
+class ProgramRules:
+    """What the check needs of each use case: its result's labels, its guarded arguments."""
+
+    labels: Mapping[str, Tree | None]
+    guarded: Mapping[str, Mapping[str, ArgumentPolicy]] = field(default_factory=dict)
+
+    @property
+    def names(self) -> Collection[str]:
+        return self.labels.keys()
+
+
+@dataclass(frozen=True)
 class LiteralCall:
     """A use-case call as written: the arguments given as literals, those computed from
-    anything but the program's literals (`gateway.core.program.provenance`), and its place."""
+    anything but the program's literals, with their sources
+    (`gateway.core.program.provenance`), and its place."""
 
     name: str
     literals: dict[str, Any]
     line: int
     column: int
     computed: frozenset[str]
+    sources: dict[str, frozenset[Source]] = field(default_factory=dict)
 
 
 @dataclass
@@ -56,24 +75,25 @@ class ProgramShape:
 
     named: set[str] = field(default_factory=set)
     calls: list[LiteralCall] = field(default_factory=list)
+    # Each use-case call by its id in the data flow: what its sources are resolved against.
+    sites: dict[str, CallSite] = field(default_factory=dict)
+
+    def at(self, line: int, column: int) -> LiteralCall | None:
+        """The call at this place, or None if none is there."""
+        for call in self.calls:
+            if (call.line, call.column) == (line, column):
+                return call
+        return None
 
     def computed_at(self, line: int, column: int) -> frozenset[str] | None:
         """The computed arguments of the call at this place, or None if none is there."""
-        for call in self.calls:
-            if (call.line, call.column) == (line, column):
-                return call.computed
-        return None
+        call = self.at(line, column)
+        return None if call is None else call.computed
 
 
-def check_program(
-    source: str,
-    use_cases: Collection[str],
-    limits: ProgramLimits,
-    literal_only: Mapping[str, Collection[str]],
-) -> ProgramShape:
-    """The use cases the program names and calls, or a ProgramError at the first problem.
-
-    `literal_only` names, by use case, the arguments that must be written as literals."""
+def check_program(source: str, rules: ProgramRules, limits: ProgramLimits) -> ProgramShape:
+    """The use cases the program names and calls, or a ProgramError at the first problem."""
+    use_cases = rules.names
     size = len(source.encode())
     if size > limits.max_source_bytes:
         raise ProgramError(
@@ -96,12 +116,23 @@ def check_program(
         for node in ast.walk(tree):
             _check_node(node, use_cases, defined=defined, callees=callees, named=named, calls=calls)
     try:
-        flow = DataFlow(tree, use_cases, defined)
+        flow = DataFlow(tree, rules.labels, defined)
     except (RecursionError, MemoryError):
         raise _too_deep(source) from None
+    sites = {
+        str(id(node)): CallSite(
+            name,
+            node.lineno,
+            _character_column(source, node.lineno, node.col_offset + 1),
+            rules.labels.get(name),
+        )
+        for node, name in calls
+    }
     with _placed(source):
-        _check_literal_only(calls, flow, literal_only)
-    shape = ProgramShape(named, [_literal_call(source, node, name, flow) for node, name in calls])
+        _check_policies(calls, flow, sites, rules.guarded)
+    shape = ProgramShape(
+        named, [_literal_call(source, node, name, flow) for node, name in calls], sites
+    )
     shape.calls.sort(key=lambda call: (call.line, call.column))
     return shape
 
@@ -242,25 +273,33 @@ def _check_use_case_call(node: ast.Call, name: str) -> None:
         raise _refuse(node, f"{name}: arguments must be written out, not unpacked with **")
 
 
-def _check_literal_only(
-    calls: list[tuple[ast.Call, str]], flow: DataFlow, literal_only: Mapping[str, Collection[str]]
+def _check_policies(
+    calls: list[tuple[ast.Call, str]],
+    flow: DataFlow,
+    sites: Mapping[str, CallSite],
+    guarded: Mapping[str, Mapping[str, ArgumentPolicy]],
 ) -> None:
-    """Arguments a use case marks LiteralOnly must be built from the program's literals."""
-    refused = [
-        (name, keyword)
-        for node, name in calls
-        for keyword in node.keywords
-        if keyword.arg in literal_only.get(name, ()) and flow.computed(keyword.value)
-    ]
-    if not refused:
-        return
-    name, keyword = min(refused, key=lambda found: _position(found[1].value))
-    more = f" (and {len(refused) - 1} more)" if len(refused) > 1 else ""
-    raise _refuse(
-        keyword.value,
-        f"{name}: {keyword.arg} must be written as a literal in the program, "
-        f"not computed from data{more}",
-    )
+    """Ask each guarded argument's policy what it refuses of the program as written; the
+    first refusal in the program's order is raised at its argument."""
+    refused: list[tuple[ast.expr, str]] = []
+    for node, name in calls:
+        policies = guarded.get(name, {})
+        if not policies:
+            continue
+        found = flow.argument_sources(node)
+        values = {str(keyword.arg): keyword.value for keyword in node.keywords}
+        by_policy: dict[int, tuple[ArgumentPolicy, dict[str, ArgumentOrigins]]] = {}
+        for argument, policy in policies.items():
+            if found.get(argument):
+                origins = resolve(found[argument], sites)
+                by_policy.setdefault(id(policy), (policy, {}))[1][argument] = origins
+        for policy, arguments in by_policy.values():
+            refusal = policy.before_run(name, arguments)
+            if refusal is not None:
+                refused.append((values.get(refusal.argument, node), refusal.message))
+    if refused:
+        place, message = min(refused, key=lambda found: _position(found[0]))
+        raise _refuse(place, message)
 
 
 def _position(node: ast.AST) -> tuple[int, int]:
@@ -275,7 +314,9 @@ def _literal_call(source: str, node: ast.Call, name: str, flow: DataFlow) -> Lit
         except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
             continue  # computed when the program runs; checked then
     column = _character_column(source, node.lineno, node.col_offset + 1)
-    return LiteralCall(name, literals, node.lineno, column, flow.computed_arguments(node))
+    found = flow.argument_sources(node)
+    computed = frozenset(argument for argument, sources in found.items() if sources)
+    return LiteralCall(name, literals, node.lineno, column, computed, found)
 
 
 def _refuse(node: ast.AST, message: str) -> ProgramError:
