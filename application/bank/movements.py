@@ -128,6 +128,22 @@ class Transfer(UseCase[TransferReceipt]):
             asked_by="owner",
         ),
         Example(
+            "Refund the last payment I received.",
+            'received = [e for e in statement(account="{me}") if e["kind"] == "transfer_in"]\n'
+            "last = received[0]\n"
+            'transfer(payer="{me}", payee=str(last["counterparty"]), amount=last["amount"], '
+            'memo="refund")',
+            asked_by="owner",
+        ),
+        Example(
+            "Pay the same rent as last month.",
+            'paid = statement(account="{me}", limit=100)\n'
+            'rent = [e for e in paid if e["kind"] == "transfer_out" and "rent" in e["memo"]]\n'
+            'transfer(payer="{me}", payee=str(rent[0]["counterparty"]), '
+            'amount=-rent[0]["amount"], memo="rent")',
+            asked_by="owner",
+        ),
+        Example(
             "Move money from erin to frank.",
             question="How much should I move from erin to frank?",
             asked_by="staff",

@@ -12,7 +12,9 @@ holds proves nothing. A sentence stands only when:
 - it states no state of an account (frozen, locked, ...) the facts do not show;
 - it does not tell the user to move money or to go somewhere (links, addresses);
 - it does not repeat three words in a row of quoted data (the data is shown, quoted,
-  beside it) unless the request or the facts hold them too.
+  beside it) unless the request or the facts hold them too. The quoted texts count as one
+  body, in the order shown and in the reverse one: a sentence planted two words a memo
+  still reads as a run of words.
 
 Any other sentence is withheld, with every reason found.
 """
@@ -90,7 +92,7 @@ def check(text: str, support: Support) -> tuple[list[str], list[Withheld]]:
     known = _numbers(support.facts + "\n" + support.request)
     named = set(WORD.findall((support.facts + "\n" + support.request).lower()))
     own = _grams(support.facts + "\n" + support.request)
-    data = set().union(*(_grams(quote) for quote in support.data)) - own
+    data = _body_grams(support.data) - own
     for sentence in sentences(text):
         reasons = _reasons(sentence, support, known, named, data)
         if reasons:
@@ -150,6 +152,11 @@ def _decimal(text: str) -> Decimal | None:
         return Decimal(text.replace(",", "")).normalize()
     except InvalidOperation:
         return None
+
+
+def _body_grams(quotes: tuple[str, ...]) -> set[str]:
+    """The runs of words of the quoted texts read as one body, either way round."""
+    return _grams(" ".join(quotes)) | _grams(" ".join(reversed(quotes)))
 
 
 def _grams(text: str, size: int = 3) -> set[str]:

@@ -84,6 +84,13 @@ def test_every_example_program_passes_the_gateway_s_checks(
     program: str,
 ) -> None:
     """A made-up account fails when the program runs; its checks (types, permissions) pass."""
+    # A history for the examples that read one: a payment received, a rent paid.
+    teller = who("teller")
+    gateway.call(teller, "deposit", {"account": "bob", "amount": 50})
+    gateway.call(teller, "transfer", {"payer": "bob", "payee": "alice", "amount": 20})
+    gateway.call(
+        teller, "transfer", {"payer": "alice", "payee": "carla", "amount": 30, "memo": "rent"}
+    )
     try:
         gateway.propose(who(asker), "python", program, request="an example")
     except GatewayError as refusal:

@@ -18,6 +18,7 @@ from rich.table import Table
 from rich.text import Text
 
 from application.inert_text import inert, inert_json
+from gateway.core.origins_shown import origin_lines
 from gateway.core.results import Preview, Proposal
 from gateway.interfaces.cli.report import RunReport
 
@@ -71,6 +72,7 @@ def show_preview(console: Console, preview: Preview) -> None:
         console.print(table)
     else:
         console.print("The program changes nothing.")
+    show_origins(console, preview)
     if preview.output:
         console.print(framed(PRINTED_TITLE, preview.output))
     console.print(said("Result:", "bold", as_json(preview.result)), highlight=False)
@@ -81,6 +83,17 @@ def show_preview(console: Console, preview: Preview) -> None:
     ]
     if used:
         console.print(said("Caps used:", "bold", ", ".join(used)), highlight=False)
+
+
+def show_origins(console: Console, preview: Preview) -> None:
+    """Where the program took each value it did not write itself; text another party wrote
+    is marked before the person confirms."""
+    lines = origin_lines(preview)
+    if not lines:
+        return
+    console.print("Where the program took the values it did not write itself:")
+    for line in lines:
+        console.print(shown("  " + line.sentence(), "bold red" if line.text_by else ""))
 
 
 def show_handoff(console: Console, proposal: Proposal) -> None:

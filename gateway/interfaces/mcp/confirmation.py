@@ -28,6 +28,7 @@ from mcp_types import (
 from mcp_types.version import is_version_at_least
 
 from application.inert_text import inert
+from gateway.core.origins_shown import origin_lines
 from gateway.core.results import Proposal
 
 # The first revision whose tools ask for input by returning an InputRequiredResult.
@@ -155,6 +156,10 @@ def describe(proposal: Proposal, review_url: str, closing: str) -> str:
         if data.get("memo"):
             parts.append(f'memo "{inert(str(data["memo"]))}"')
         lines.append("  " + ", ".join(parts))
+    origins = origin_lines(preview)
+    if origins:
+        lines.append("Where the program took the values it did not write itself:")
+        lines.extend(f"  {inert(origin.sentence())}" for origin in origins)
     lines.append(f"Result: {inert(json.dumps(preview.result, ensure_ascii=False))}")
     if preview.output:
         lines.append(

@@ -87,6 +87,46 @@ export function warnings(events, balances, statements) {
   return found;
 }
 
+/**
+ * Where each argument the program did not write itself came from, one sentence each, as
+ * the terminal and the MCP confirmation say it: {text, fromText}. `fromText` marks an
+ * argument set by text a party wrote (a memo, a name): the person sees it before Confirm.
+ */
+export function originLines(calls) {
+  const described = (o) =>
+    o.label === "unknown"
+      ? "a value Sluice cannot trace"
+      : `${o.call} (line ${o.line})${o.field ? ` ${o.field}` : ""}, ${o.label === "fact" ? "a fact" : "text"}`;
+  const lines = [];
+  for (const call of calls || []) {
+    for (const [argument, origins] of Object.entries(call.origins || {})) {
+      const given = origins.filter((o) => !o.chosen);
+      const chosen = origins.filter((o) => o.chosen);
+      const writers = new Set();
+      for (const o of given) {
+        if (o.label === "fact") continue;
+        for (const writer of o.label === "unknown" || !o.authors.length ? ["an unknown author"] : o.authors) writers.add(writer);
+      }
+      const parts = [given.length ? `from ${given.map(described).join(", ")}` : "written in the program"];
+      if (chosen.length) parts.push(`chosen by ${chosen.map(described).join(", ")}`);
+      const by = [...writers].sort().join(" or ");
+      const warning = by ? ` (TEXT WRITTEN BY ${by.toUpperCase()})` : "";
+      lines.push({ text: `${call.name} (line ${call.line}) ${argument}: ${parts.join("; ")}${warning}`, fromText: Boolean(by), argument, call: call.name, by });
+    }
+  }
+  return lines;
+}
+
+/** A warning for each argument that text another party wrote set. */
+export function textWarnings(calls) {
+  return originLines(calls)
+    .filter((line) => line.fromText)
+    .map((line) => ({
+      kind: "from-text",
+      text: `From someone else's words: ${line.call}'s ${line.argument} was set by text written by ${line.by}.`,
+    }));
+}
+
 /** The outcome's `changed`: "nothing", "1 event", "2 events". */
 export function changedText(changed) {
   if (changed === "nothing") return "nothing";

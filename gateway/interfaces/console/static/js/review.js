@@ -4,7 +4,17 @@
 import { answerParts } from "./answer.js";
 import { call, enc, get, getAll, post } from "./api.js";
 import { announce, h, problemText, put, shortId, showProblem, table, when } from "./dom.js";
-import { capsUsed, changedText, changes, effects, signedAmount, STATEMENT_DEPTH, warnings } from "./effects.js";
+import {
+  capsUsed,
+  changedText,
+  changes,
+  effects,
+  originLines,
+  signedAmount,
+  STATEMENT_DEPTH,
+  textWarnings,
+  warnings,
+} from "./effects.js";
 import { highlight } from "./highlight.js";
 import { cents, euros, signed } from "./money.js";
 
@@ -73,10 +83,14 @@ export async function showProposal(root, id, { conversation, me }) {
     }
     if (stale) put($("#stale-changes"), stale.map((line) => h("li", {}, line)));
     renderProgram(proposal);
+    renderOrigins(proposal);
     renderCaps(proposal);
     if (pending) {
       renderEffects(proposal.preview.events, accounts, true);
-      renderWarnings(warnings(proposal.preview.events, accounts, payerStatements));
+      renderWarnings([
+        ...textWarnings(proposal.preview.calls),
+        ...warnings(proposal.preview.events, accounts, payerStatements),
+      ]);
       $("#warnings").hidden = false;
       $("#warnings-title").hidden = false;
       renderEvents(proposal.preview.events, "Events it would append");
@@ -117,6 +131,15 @@ export async function showProposal(root, id, { conversation, me }) {
     // run together with the gateway's words.
     $("#printed").hidden = !preview.output;
     put($("#printed-text"), (preview.output || "").replace(/\n+$/, ""));
+  }
+
+  function renderOrigins(proposal) {
+    const lines = originLines(proposal.preview.calls);
+    $("#origins-panel").hidden = lines.length === 0;
+    put(
+      $("#origins"),
+      lines.map((line) => h("li", { class: line.fromText ? "origin from-text" : "origin" }, line.text)),
+    );
   }
 
   function renderCaps(proposal) {
