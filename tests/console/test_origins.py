@@ -1,5 +1,6 @@
 """Before Confirm, the review page says where each value the program did not write itself
 came from, and marks one that another party's text set."""
+# ruff: noqa: E501 (programs and the sentences shown stay one line each)
 
 from __future__ import annotations
 
