@@ -8,7 +8,7 @@ STAMP := $(VENV)/.installed
 .PHONY: run shell test test-quick lint format typecheck clean \
 	bench-sandbox bench-store bench-http bench-agent bench-replay bench-mcp bench-bank \
 	bench-sandbox-waits bench-soak bench-logging bench-growth bench-scale bench-pgbench bench-call \
-	bench-projector eval-agent
+	bench-projector eval-agent eval-injection
 
 $(STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "Sluice needs Python 3.11 or newer")'
@@ -91,6 +91,12 @@ bench-soak: $(STAMP)
 # variables name. One scenario: make eval-agent ARGS="--only pay-one --json var/eval.json".
 eval-agent: $(STAMP)
 	$(BIN)/python -m benchmarks.eval_agent $(ARGS)
+
+# AgentDojo's banking suite, ported (benchmarks/injection): 22 user tasks alone, then under 7
+# injection tasks in 3 attack templates, through a served gateway, against a worst-case
+# fake model. One task: make eval-injection ARGS="--only ut3 --json var/injection.json".
+eval-injection: $(STAMP)
+	$(BIN)/python -m benchmarks.eval_injection $(ARGS)
 
 clean:
 	rm -rf $(VENV) var/*.db .pytest_cache .mypy_cache .ruff_cache
