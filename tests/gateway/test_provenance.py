@@ -11,12 +11,15 @@ sent (refused when the program makes the call otherwise, nothing written)."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
+from dataclasses import replace
 from decimal import Decimal
 
 import pytest
 
 from application.principals import PrincipalView
+from domain.account import Account
 from gateway.core.errors import GatewayError
 from gateway.core.facade import Gateway
 from tests.conftest import balances
@@ -307,3 +310,36 @@ def test_a_plan_is_held_to_the_same_rules(
 
     assert (refused.value.kind, refused.value.step) == ("invalid-program", 2)
     assert "transfer: payee may not be taken from text" in str(refused.value)
+
+
+def test_events_and_snapshots_stored_before_these_fields_still_load(gateway: Gateway) -> None:
+    """A v1 transfer was its payer's own words and no refund; a v1 account snapshot starts
+    its totals empty (fewer payments from data allowed until they fill, never more)."""
+    mapper = gateway.ledger.mapper
+    account = gateway.ledger.load_account("alice")
+    account.debit_transfer(Decimal(1), "bob", "lunch", "carla", refund=False)
+    debited = next(e for e in account.collect_events() if type(e).__name__ == "TransferDebited")
+    stored = mapper.to_stored_event(debited)
+    state = json.loads(stored.state)
+    assert (state.pop("memo_by"), state.pop("refund"), state.pop("class_version")) == (
+        "carla",
+        False,
+        2,
+    )
+    old = replace(stored, state=json.dumps(state).encode())
+
+    upcast = mapper.to_domain_event(old)
+    assert (upcast.memo_by, upcast.refund) == (None, False)  # type: ignore[attr-defined]
+
+    snapshot = Account.Snapshot.take(account)
+    stored = mapper.to_stored_event(snapshot)
+    state = json.loads(stored.state)
+    inner = state["state"]
+    for total in ("paid", "received", "refunded"):
+        inner.pop(total)
+    inner.pop("class_version", None)
+    state["state"] = inner
+    restored = mapper.to_domain_event(replace(stored, state=json.dumps(state).encode()))
+    again = restored.mutate(None)  # type: ignore[attr-defined]
+    assert (again.paid, again.received, again.refunded) == ({}, {}, {})
+    assert again.balance == account.balance
