@@ -78,10 +78,8 @@ def test_a_preview_made_stale_by_a_concurrent_change_is_replaced_by_a_fresh_one(
     # The amount depends on what the program reads: a deposit meanwhile changes it.
     propose(
         page,
-        f'if get_balance(account="alice") > {start}:\n'
-        '    transfer(payer="alice", payee="bob", amount=6)\n'
-        "else:\n"
-        '    transfer(payer="alice", payee="bob", amount=5)',
+        f'amount = 6 if get_balance(account="alice") > {start} else 5\n'
+        'transfer(payer="alice", payee="bob", amount=amount)',
     )
     assert effect(page, "alice")[1:] == [euros(start), euros(start - 5), "-5.00"]
     first_hash = page.locator("#hash").inner_text()

@@ -57,10 +57,8 @@ def test_a_preview_gone_stale_while_waiting_says_so_before_the_decision(
     start = Decimal(balance(served, "alice"))
     run_id = agent_proposes(
         served,
-        f'if get_balance(account="alice") > {start}:\n'
-        '    transfer(payer="alice", payee="bob", amount=6)\n'
-        "else:\n"
-        '    transfer(payer="alice", payee="bob", amount=5)',
+        f'amount = 6 if get_balance(account="alice") > {start} else 5\n'
+        'transfer(payer="alice", payee="bob", amount=amount)',
     )
     with api(served, "teller") as teller:  # before the person opens the review link
         deposit = teller.post("/v1/use-cases/deposit", json={"account": "alice", "amount": 10})
