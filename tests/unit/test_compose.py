@@ -95,7 +95,8 @@ def test_the_standby_streams_from_the_primary_and_the_gateways_read_it() -> None
 
 def script(service: dict[str, Any], mounted_under: str) -> str:
     """The text of the script a service mounts under a folder; checked by bash -n."""
-    for volume in service["volumes"]:
+    volumes: list[str] = service["volumes"]
+    for volume in volumes:
         source, _, target = volume.partition(":")
         if target.startswith(mounted_under):
             path = ROOT / source
