@@ -24,7 +24,10 @@ APPLICATION/TRACKING/PROCESS_RECORDER_TOPIC variables. Differences:
   (`postgresql://USER@H1:P1,H2:P2/DB?target_session_attrs=read-write`), so that new
   connections go to whichever server accepts writes, across a failover. SLUICE_DATABASE_URL
   is passed so. Connections to a server that no longer accepts writes are dropped
-  (driver.left_clean), and a failed connect names every server of the URL.
+  (driver.left_clean), and a failed connect names every server of the URL. Each new
+  connection asks which server it reached (its start time, address and port);
+  `recorder.on_server_change(listener)` is told when that changes, before the connection
+  is used (the ledger then forgets its cached aggregates).
 - SINGLE_ROW_TRACKING=false (the legacy multi-row tracking table) is refused.
 - POSTGRES_ENABLE_DB_FUNCTIONS is accepted and ignored: every insert here goes
   through a server function anyway, and that function keeps the commit-order

@@ -27,14 +27,16 @@ def demo(env: dict[str, str], tmp_path: Path) -> subprocess.CompletedProcess[str
     )
 
 
+def unreachable(user: str) -> tuple[str, str]:
+    """A multi-host URL of two ports nobody listens on, and its servers as `h:p,h:p`."""
+    servers = f"127.0.0.1:{free_port()},127.0.0.1:{free_port()}"
+    return f"postgresql://{user}@{servers}/postgres?target_session_attrs=read-write", servers
+
+
 def test_a_multi_host_url_is_followed_not_split_by_hand(tmp_path: Path) -> None:
     # The URL a client uses to follow the primary across a failover; here nothing listens
     # on either port, so the store cannot be reached: one line naming both servers.
-    first, second = free_port(), free_port()
-    url = (
-        f"postgresql://postgres@127.0.0.1:{first},127.0.0.1:{second}/postgres"
-        "?target_session_attrs=read-write"
-    )
+    url, servers = unreachable("postgres")
 
     done = demo({"SLUICE_DATABASE_URL": url}, tmp_path)
 
@@ -43,7 +45,7 @@ def test_a_multi_host_url_is_followed_not_split_by_hand(tmp_path: Path) -> None:
     assert done.returncode == 1, done.stderr
     said = " ".join(done.stderr.split())  # as one line, however the terminal wraps it
     assert said.startswith("error: the event store failed: cannot connect to PostgreSQL at ")
-    assert f"127.0.0.1:{first},127.0.0.1:{second}: connection refused" in said
+    assert f"{servers}: connection refused" in said
 
 
 @pytest.mark.parametrize(
@@ -112,11 +114,7 @@ def test_a_read_url_needs_a_postgres_primary(tmp_path: Path) -> None:
 
 
 def test_a_password_in_a_multi_host_url_is_never_shown(tmp_path: Path) -> None:
-    first, second = free_port(), free_port()
-    url = (
-        f"postgresql://sluice:s3cret@127.0.0.1:{first},127.0.0.1:{second}/sluice"
-        "?target_session_attrs=read-write"
-    )
+    url, _ = unreachable("sluice:s3cret")
 
     done = demo({"SLUICE_DATABASE_URL": url}, tmp_path)
 
