@@ -118,5 +118,5 @@ def test_a_url_takes_the_place_of_the_server_variables() -> None:
     # The URL's password, not a POSTGRES_PASSWORD left in the environment.
     stray = Environment("Bank", {"POSTGRES_DSN": url, "POSTGRES_PASSWORD": "other"})
     assert PostgresSettings.from_env(stray).password == ""
-    with pytest.raises(OSError, match="POSTGRES_DSN.*port 'x' of host 2"):
+    with pytest.raises(OSError, match=r"POSTGRES_DSN.*port 'x' of host 2"):
         PostgresSettings.from_env(Environment("Bank", {"POSTGRES_DSN": "postgresql://a,b:x/db"}))
