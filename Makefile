@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
 
-.PHONY: run shell test test-quick lint format typecheck clean \
+.PHONY: run shell test test-ha test-quick lint format typecheck clean bench-standby \
 	bench-sandbox bench-store bench-http bench-agent bench-replay bench-mcp bench-bank \
 	bench-sandbox-waits bench-soak bench-logging bench-growth bench-scale bench-pgbench bench-call \
 	bench-projector eval-agent eval-injection
@@ -29,13 +29,19 @@ shell: $(STAMP)
 
 # The suite spread over the machine's cores (pytest-xdist), one test file per worker at a
 # time so a file's served processes and fixtures are made once. TEST_WORKERS=0: serially.
+# The high-availability tests, which start PostgreSQL servers of their own, run apart.
 TEST_WORKERS ?= auto
 test: $(STAMP) lint typecheck
-	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadfile
+	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadfile -m "not ha"
+
+# A primary and a standby of the tests' own (the machine's PostgreSQL binaries, run as the
+# postgres user when root): a failover under load, reads from the standby (tests/ha/).
+test-ha: $(STAMP)
+	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadfile -m ha tests/ha
 
 # While working: everything but the Postgres and browser suites.
 test-quick: $(STAMP)
-	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadfile -m "not postgres and not browser"
+	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadfile -m "not postgres and not browser and not ha"
 
 lint: $(STAMP)
 	$(BIN)/ruff check .
@@ -118,3 +124,8 @@ bench-call: $(STAMP)
 # application transfer, side by side: where Postgres itself is the limit.
 bench-pgbench: $(STAMP)
 	$(BIN)/python -m benchmarks.bench_pgbench $(ARGS)
+
+# Read throughput with the reads on the primary alone, beside the same reads on a hot
+# standby (SLUICE_READ_DATABASE_URL): a primary and standby of its own, two gateways.
+bench-standby: $(STAMP)
+	$(BIN)/python -m benchmarks.bench_standby $(ARGS)

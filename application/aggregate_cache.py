@@ -30,3 +30,11 @@ class HotAggregates(LRUCache[UUID, Any]):
         if value is not None and not isinstance(value, self.kinds):
             return None, None  # nothing cached, nothing evicted
         return super().put(key, value)
+
+    def clear(self) -> None:
+        """Forget every aggregate. (eventsourcing's LRUCache.clear only resets its recency
+        list, for its __init__: the entries stayed findable.)"""
+        with self.lock:
+            super().clear()
+            self.cache.clear()
+            self.full = False

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from functools import cached_property
 from typing import Any, ClassVar, Protocol, runtime_checkable
 from uuid import UUID
@@ -50,6 +50,13 @@ class WatchedTopics(Protocol):
 
 
 @runtime_checkable
+class ServerChanges(Protocol):
+    """A recorder that says when its connections reach another server (a failover)."""
+
+    def on_server_change(self, listener: Callable[[], None]) -> None: ...
+
+
+@runtime_checkable
 class AsyncWatchedTopics(Protocol):
     """A recorder that reads the same position on the caller's event loop."""
 
@@ -73,6 +80,8 @@ class Ledger(Application[UUID]):
         # This process's writes to one account take turns (application/account_turns.py).
         self.turns = AccountTurns()
         super().__init__(env)
+        if isinstance(self.recorder, ServerChanges):
+            self.recorder.on_server_change(self._bounded.forget_all)
 
     def construct_repository(self) -> Repository[UUID]:
         # eventsourcing's own, with loads that do not queue behind a stalled one for long.

@@ -12,6 +12,7 @@ store is stalled.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from contextlib import suppress
 from copy import deepcopy
 from threading import Lock
 from typing import Any, TypeVar, cast
@@ -19,6 +20,8 @@ from uuid import UUID
 
 from eventsourcing.application import AggregateNotFoundError, Repository
 from eventsourcing.persistence import OperationalError
+
+from application.aggregate_cache import HotAggregates
 
 LOAD_QUEUE_SECONDS = 1.0
 T = TypeVar("T")
@@ -63,6 +66,8 @@ def project_events(aggregate: Any, events: Iterable[Any]) -> Any:
 
 class BoundedRepository(Repository[UUID]):
     load_queue_seconds = LOAD_QUEUE_SECONDS
+    # Moves each time the store's server changes (`forget_all`).
+    server_epoch = 0
 
     def get(
         self,
@@ -73,13 +78,27 @@ class BoundedRepository(Repository[UUID]):
         fastforward_skipping: bool = False,
         deepcopy_from_cache: bool = True,
     ) -> Any:
-        return super().get(
+        epoch = self.server_epoch
+        aggregate = super().get(
             aggregate_id,
             version=version,
             projector_func=projector_func,
             fastforward_skipping=fastforward_skipping,
             deepcopy_from_cache=deepcopy_from_cache,
         )
+        if epoch != self.server_epoch and self.cache:
+            # Read (and cached) while the server changed: perhaps from the one that is gone.
+            with suppress(KeyError):
+                self.cache.get(aggregate_id, evict=True)
+        return aggregate
+
+    def forget_all(self) -> None:
+        """Drop every cached aggregate: the store is another server now (a failover), which
+        may lack what the last one showed (a commit it had not yet replicated). A write from
+        such a copy would be guarded by a version the store never had."""
+        self.server_epoch += 1
+        if isinstance(self.cache, HotAggregates):
+            self.cache.clear()
 
     def get_from_events(self, aggregate_id: UUID) -> Any:
         """An aggregate replayed from its events alone, in one read of the store: `get` first

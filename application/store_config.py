@@ -1,4 +1,5 @@
-"""Translate SLUICE_DATABASE_URL into the environment eventsourcing reads.
+"""Translate SLUICE_DATABASE_URL (and SLUICE_READ_DATABASE_URL, a hot standby's) into the
+environment eventsourcing reads.
 
 The application never imports a persistence module: eventsourcing loads the one named
 by PERSISTENCE_MODULE, so the adapters in ``infrastructure`` stay outside this layer.
@@ -10,13 +11,20 @@ import os
 import re
 from collections.abc import Mapping
 from pathlib import Path
-from urllib.parse import parse_qs, unquote, urlsplit
+from urllib.parse import unquote, urlsplit
+
+from application.postgres_url import PostgresUrlError, parse_postgres_url
 
 DATABASE_URL_VARIABLE = "SLUICE_DATABASE_URL"
+# Optional: a hot standby of the primary, which the read endpoints read (the read models
+# as it replays them); the same forms as a PostgreSQL SLUICE_DATABASE_URL.
+READ_DATABASE_URL_VARIABLE = "SLUICE_READ_DATABASE_URL"
 SUPPORTED = (
     "sqlite:///RELATIVE/PATH.db, sqlite:////ABSOLUTE/PATH.db, memory:// "
-    "or postgresql://USER@HOST:PORT/DBNAME"
+    "or postgresql://USER@HOST:PORT/DBNAME (several hosts: "
+    "postgresql://USER@H1:P1,H2:P2/DBNAME?target_session_attrs=read-write)"
 )
+POSTGRES_SCHEMES = frozenset({"postgresql", "postgres"})
 
 # How long a request may wait on the store before it is answered 503 with Retry-After
 # (seconds). The persistence modules' own defaults wait forever for a lock or a statement:
@@ -34,7 +42,7 @@ _SECRET_PARAMETER = re.compile(r"(?i)^(password|passwd|sslpassword)=")
 
 
 class StoreConfigError(ValueError):
-    """SLUICE_DATABASE_URL names no store Sluice can open."""
+    """SLUICE_DATABASE_URL (or SLUICE_READ_DATABASE_URL) names no store Sluice can open."""
 
 
 def default_database_url(root: Path | None = None) -> str:
@@ -80,8 +88,8 @@ def redacted(database_url: str) -> str:
     return shown
 
 
-def _named(database_url: str) -> str:
-    return f"{DATABASE_URL_VARIABLE} {redacted(database_url)!r}"
+def _named(database_url: str, variable: str = DATABASE_URL_VARIABLE) -> str:
+    return f"{variable} {redacted(database_url)!r}"
 
 
 def eventsourcing_env(
@@ -100,8 +108,8 @@ def eventsourcing_env(
         return {"PERSISTENCE_MODULE": "infrastructure.popo"}
     if scheme == "sqlite":
         return _sqlite_env(database_url) | _unset(SQLITE_WAITS, given)
-    if scheme in {"postgresql", "postgres"}:
-        return _postgres_env(database_url) | _unset(POSTGRES_WAITS, given)
+    if scheme in POSTGRES_SCHEMES:
+        return _postgres_env(database_url, DATABASE_URL_VARIABLE) | _unset(POSTGRES_WAITS, given)
     raise StoreConfigError(
         f"{_named(database_url)}: unsupported scheme {scheme or '(none)'!r}; use {SUPPORTED}"
     )
@@ -126,20 +134,47 @@ def _sqlite_env(database_url: str) -> dict[str, str]:
     return {"PERSISTENCE_MODULE": "infrastructure.sqlite", "SQLITE_DBNAME": str(database)}
 
 
-def _postgres_env(database_url: str) -> dict[str, str]:
-    parts = urlsplit(database_url)
-    dbname = unquote(parts.path.lstrip("/"))
-    if not dbname:
-        raise StoreConfigError(f"{_named(database_url)}: a PostgreSQL URL needs a database name")
-    env = {
-        "PERSISTENCE_MODULE": "infrastructure.postgres",
-        "POSTGRES_DBNAME": dbname,
-        "POSTGRES_HOST": parts.hostname or "127.0.0.1",
-        "POSTGRES_PORT": str(parts.port or 5432),
-        "POSTGRES_USER": unquote(parts.username or "postgres"),
-        "POSTGRES_PASSWORD": unquote(parts.password or ""),
-    }
-    query = parse_qs(parts.query)
-    if "schema" in query:
-        env["POSTGRES_SCHEMA"] = query["schema"][-1]
+def _postgres_env(database_url: str, variable: str, *, writes: bool = True) -> dict[str, str]:
+    """The URL passed on whole (POSTGRES_DSN): the driver reads its hosts, user, password,
+    database and parameters, so a multi-host URL keeps its meaning."""
+    try:
+        url = parse_postgres_url(database_url, writes=writes)
+    except PostgresUrlError as problem:
+        raise StoreConfigError(f"{_named(database_url, variable)}: {problem}") from None
+    env = {"PERSISTENCE_MODULE": "infrastructure.postgres", "POSTGRES_DSN": url.dsn}
+    if url.schema is not None:
+        env["POSTGRES_SCHEMA"] = url.schema
     return env
+
+
+def standby_env(
+    read_url: str, database_url: str, environ: Mapping[str, str] | None = None
+) -> dict[str, str]:
+    """The environment of the read models' standby (SLUICE_READ_DATABASE_URL), or a
+    StoreConfigError naming it: a PostgreSQL hot standby of the PostgreSQL primary that
+    SLUICE_DATABASE_URL names, read in the same schema."""
+    given = os.environ if environ is None else environ
+    scheme = urlsplit(read_url).scheme.lower()
+    if scheme not in POSTGRES_SCHEMES:
+        raise StoreConfigError(
+            f"{_named(read_url, READ_DATABASE_URL_VARIABLE)}: unsupported scheme "
+            f"{scheme or '(none)'!r}; use postgresql://USER@HOST:PORT/DBNAME"
+        )
+    env = _postgres_env(read_url, READ_DATABASE_URL_VARIABLE, writes=False)
+    primary = eventsourcing_env(database_url, given)
+    if primary.get("PERSISTENCE_MODULE") != env["PERSISTENCE_MODULE"]:
+        raise StoreConfigError(
+            f"{_named(read_url, READ_DATABASE_URL_VARIABLE)}: it must name a hot standby "
+            f"of the PostgreSQL server {DATABASE_URL_VARIABLE} names, and "
+            f"{_named(database_url)} is not PostgreSQL"
+        )
+    schema = primary.get("POSTGRES_SCHEMA")
+    if env.setdefault("POSTGRES_SCHEMA", schema or "") != (schema or ""):
+        raise StoreConfigError(
+            f"{_named(read_url, READ_DATABASE_URL_VARIABLE)}: schema "
+            f"{env['POSTGRES_SCHEMA']!r} is not the primary's ({schema or 'public'!r}); "
+            "a standby holds the primary's schemas, so leave schema out"
+        )
+    if not env["POSTGRES_SCHEMA"]:
+        del env["POSTGRES_SCHEMA"]
+    return env | _unset(POSTGRES_WAITS, given)

@@ -11,12 +11,21 @@ from application.ledger import Ledger
 from application.rate_counter import RateCounter, open_rate_counter
 from application.read_models.projector import Projector
 from application.read_models.queries import ReadModelQueries
-from application.read_models.service import LIVE, ReadModels, open_read_model_store
+from application.read_models.routing import ReplayingStore
+from application.read_models.service import (
+    LIVE,
+    ReadModels,
+    open_read_model_store,
+    open_standby_store,
+)
+from application.read_models.store import ReadModelStore
 from application.store_config import (
     DATABASE_URL_VARIABLE,
+    READ_DATABASE_URL_VARIABLE,
     StoreConfigError,
     default_database_url,
     eventsourcing_env,
+    standby_env,
 )
 from gateway.core.catalog import Catalog
 from gateway.core.facade import Gateway
@@ -55,8 +64,18 @@ class Sluice:
         pool: PoolSettings | None = None,
         clock: Clock = utc_now,
         trusted_clients: frozenset[str] | None = None,
+        read_database_url: str | None = None,
     ) -> None:
         self.database_url = database_url or os.environ.get(DATABASE_URL_VARIABLE) or _default_url()
+        # A hot standby that the read endpoints read (optional), checked before anything opens.
+        self.read_database_url = (
+            read_database_url or os.environ.get(READ_DATABASE_URL_VARIABLE) or None
+        )
+        self.standby_env = (
+            None
+            if self.read_database_url is None
+            else standby_env(self.read_database_url, self.database_url)
+        )
         self.catalog = Catalog(DIRECTORY_HEADER, BANK_USE_CASES)
         self.caps = caps or Caps.from_env(use_cases=self.catalog.names)
         # Read now, so that a bad SLUICE_SANDBOX_* value stops the process at start.
@@ -92,6 +111,13 @@ class Sluice:
         return ReadModels(self.ledger, open_read_model_store(self.ledger, LIVE))
 
     @cached_property
+    def standby(self) -> ReadModelStore | None:
+        """The read models on the standby of SLUICE_READ_DATABASE_URL; None without one."""
+        if self.standby_env is None:
+            return None
+        return open_standby_store(self.ledger, self.standby_env, LIVE)
+
+    @cached_property
     def projector(self) -> Projector:
         return Projector(self.read_models)
 
@@ -107,7 +133,10 @@ class Sluice:
         )
         # Without a running projector, each direct read brings the views up to date first.
         gateway.queries = ReadModelQueries(
-            self.read_models, is_fresh=lambda: self.projected_elsewhere or self.projector.running
+            self.read_models,
+            is_fresh=lambda: self.projected_elsewhere or self.projector.running,
+            standby=self.standby,
+            wait_seconds=self.read_wait_seconds,
         )
         if self.notify is not None:
             gateway.notifier = self.notifier
@@ -134,6 +163,8 @@ class Sluice:
             self.gateway.rate.close()
         if self._own_sandbox and "sandbox" in self.__dict__:
             self.sandbox.close()
+        if isinstance(self.__dict__.get("standby"), ReplayingStore):
+            self.__dict__["standby"].close()
         self.ledger.close()
 
     def __enter__(self) -> Sluice:

@@ -9,26 +9,41 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from functools import cached_property
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar, cast
 
 from application.bank.queries import GetBalance, ListAccounts, Statement
 from application.bank.results import AccountView, StatementEntry, memo_writer
+from application.read_models.routing import ReadRouting
 from application.read_models.rows import BalanceRow, StatementRow
 from application.read_models.service import ReadModels
-from application.read_models.store import AsyncBalances
+from application.read_models.store import AsyncBalances, ReadModelStore
 from application.use_case import UseCase
 from domain.account import CURRENCY, account_id
 from domain.errors import AccountNotFoundError
 
 Visible = frozenset[str] | None
+T = TypeVar("T")
+# How long a read waits for a standby to replay what it must see, by default.
+WAIT_SECONDS = 5.0
 
 
 class ReadModelQueries:
-    def __init__(self, read_models: ReadModels, *, is_fresh: Callable[[], bool]) -> None:
+    def __init__(
+        self,
+        read_models: ReadModels,
+        *,
+        is_fresh: Callable[[], bool],
+        standby: ReadModelStore | None = None,
+        wait_seconds: float = WAIT_SECONDS,
+    ) -> None:
         self.read_models = read_models
         # True while a projector keeps the views current; if not, each read catches up first.
         self.is_fresh = is_fresh
-        self._handlers: dict[type[UseCase[Any]], Callable[[Any, Visible], Any]] = {
+        # Which copy answers: a hot standby's (SLUICE_READ_DATABASE_URL), or the primary's.
+        self.routing = ReadRouting(
+            read_models, standby, is_fresh=is_fresh, wait_seconds=wait_seconds
+        )
+        self._handlers: dict[type[UseCase[Any]], Callable[[Any, Visible, ReadModelStore], Any]] = {
             GetBalance: self._get_balance,
             ListAccounts: self._list_accounts,
             Statement: self._statement,
@@ -39,9 +54,18 @@ class ReadModelQueries:
 
     def answer(self, use_case: UseCase[Any], visible: Visible, *, consistent: bool) -> Any:
         """The use case's result, from the views; a DomainError as the use case would raise."""
+        handler = self._handlers[type(use_case)]
+        return self.read(lambda store: handler(use_case, visible, store), consistent=consistent)
+
+    def read(self, op: Callable[[ReadModelStore], T], *, consistent: bool) -> T:
+        """`op` on the read models: with `consistent`, on views holding every event committed
+        before the call (caught up first, and on the standby once it has replayed them)."""
+        position = None
         if consistent or not self.is_fresh():
-            self.read_models.catch_up()
-        return self._handlers[type(use_case)](use_case, visible)
+            caught_up = self.read_models.catch_up()
+            if consistent:
+                position = min(c.position for c in caught_up)
+        return self.routing.read(op, position=position)
 
     def answers_async(self, use_case: type[UseCase[Any]], *, consistent: bool) -> bool:
         """Whether `async_answer` can answer it now: a balance or a list of accounts, from
@@ -55,33 +79,45 @@ class ReadModelQueries:
 
     async def async_answer(self, use_case: UseCase[Any], visible: Visible) -> Any:
         """As `answer`, without blocking the caller's event loop (see `answers_async`)."""
-        store = self._async_store
-        assert store is not None, "answers_async says when this may be called"
+        assert self._async_store is not None, "answers_async says when this may be called"
+        accounts = [use_case.account] if isinstance(use_case, GetBalance) else visible
+        rows = await self.routing.aread(lambda store: _async(store).async_balances(accounts))
         if isinstance(use_case, GetBalance):
-            rows = await store.async_balances([use_case.account])
             return _found(use_case.account, rows).balance
         assert isinstance(use_case, ListAccounts), "answers_async says which use cases"
-        return _listed(use_case, await store.async_balances(visible))
+        return _listed(use_case, rows)
 
     @cached_property
     def _async_store(self) -> AsyncBalances | None:
         # Asked once: a check against a runtime Protocol is too dear for every request.
-        store = self.read_models.store
-        return store if isinstance(store, AsyncBalances) else None
+        stores = [self.read_models.store, self.routing.standby or self.read_models.store]
+        if all(isinstance(store, AsyncBalances) for store in stores):
+            return _async(stores[0])
+        return None
 
-    def _get_balance(self, query: GetBalance, visible: Visible) -> Any:
-        return self._row(query.account).balance
+    def _get_balance(self, query: GetBalance, visible: Visible, store: ReadModelStore) -> Any:
+        return _row(store, query.account).balance
 
-    def _list_accounts(self, query: ListAccounts, visible: Visible) -> list[AccountView]:
-        return _listed(query, self.read_models.store.balances(visible))
+    def _list_accounts(
+        self, query: ListAccounts, visible: Visible, store: ReadModelStore
+    ) -> list[AccountView]:
+        return _listed(query, store.balances(visible))
 
-    def _statement(self, query: Statement, visible: Visible) -> list[StatementEntry]:
-        self._row(query.account)
-        rows = self.read_models.store.statement(account_id(query.account).hex, query.limit)
+    def _statement(
+        self, query: Statement, visible: Visible, store: ReadModelStore
+    ) -> list[StatementEntry]:
+        _row(store, query.account)
+        rows = store.statement(account_id(query.account).hex, query.limit)
         return [statement_entry(query.account, row) for row in rows]
 
-    def _row(self, account: str) -> BalanceRow:
-        return _found(account, self.read_models.store.balances([account]))
+
+def _async(store: ReadModelStore) -> AsyncBalances:
+    # Checked once, by _async_store: a runtime Protocol check per request is too dear.
+    return cast(AsyncBalances, store)
+
+
+def _row(store: ReadModelStore, account: str) -> BalanceRow:
+    return _found(account, store.balances([account]))
 
 
 def _found(account: str, rows: list[BalanceRow]) -> BalanceRow:

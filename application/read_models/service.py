@@ -22,7 +22,7 @@ from datetime import UTC, datetime
 
 from eventsourcing.domain import AggregateEvent
 from eventsourcing.persistence import InterfaceError, Notification, OperationalError
-from eventsourcing.utils import resolve_topic
+from eventsourcing.utils import Environment, resolve_topic
 
 from application.ledger import Ledger
 from application.read_models.projections import (
@@ -63,6 +63,19 @@ def open_read_model_store(ledger: Ledger, prefix: str) -> ReadModelStore:
     except Exception as error:
         raise RuntimeError(f"persistence module {module} serves no read models") from error
     view: ReadModelStore = make_read_model_store(ledger.factory, prefix)
+    return view
+
+
+def open_standby_store(ledger: Ledger, env: dict[str, str], prefix: str) -> ReadModelStore:
+    """The read models as a hot standby of the ledger's store replays them (`env` selects
+    it: application/store_config.standby_env), for reads only: the primary makes them."""
+    module = env["PERSISTENCE_MODULE"]
+    try:
+        make_standby_store = resolve_topic(f"{module}:make_standby_read_model_store")
+    except Exception as error:
+        raise RuntimeError(f"persistence module {module} reads no standby") from error
+    settings = Environment(ledger.name, {**ledger.env, **env})
+    view: ReadModelStore = make_standby_store(settings, prefix)
     return view
 
 

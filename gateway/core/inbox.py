@@ -69,10 +69,10 @@ class Inbox:
         self.read_side.reach(min_position)
         queries = self.gateway.queries
         assert queries is not None, "the inbox is read from the read models"
-        if consistent or not queries.is_fresh():
-            queries.read_models.catch_up()
         owner = None if may_read_any_run(principal) else principal.name
-        rows = queries.read_models.store.runs_page(status, owner, before, limit + 1)
+        rows = queries.read(
+            lambda store: store.runs_page(status, owner, before, limit + 1), consistent=consistent
+        )
         seen = rows[:limit]
         now = self.gateway.proposals.clock()
         items = []

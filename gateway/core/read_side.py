@@ -52,7 +52,9 @@ class ReadSide:
 
     def reach(self, min_position: int | None) -> None:
         """Return once the read models hold every event up to `min_position` (a write's
-        answer gave it); past `wait_seconds`, `unavailable` naming the position."""
+        answer gave it); past `wait_seconds`, `unavailable` naming the position. With a
+        standby, the rest of the request reads it if it replays that far within the wait,
+        else the primary."""
         queries = self.gateway.queries
         if min_position is None or queries is None:
             return  # without read models every read is answered from the log itself
@@ -65,6 +67,11 @@ class ReadSide:
                 "give a position a write answered",
             )
         deadline = time.monotonic() + self.wait_seconds
+        routing = queries.routing
+        if routing.standby_reaches(min_position, deadline):
+            assert routing.standby is not None
+            routing.pin(routing.standby)
+            return
         names = [models.tracking_name(n) for n in PROJECTIONS]
         while (reached := min(models.store.positions(names).values())) < min_position:
             if time.monotonic() >= deadline:
@@ -79,6 +86,7 @@ class ReadSide:
                 time.sleep(POLL_SECONDS)  # a projector is on it
             else:
                 models.catch_up(to=min_position)
+        routing.pin(models.store)
 
     # Pages.
 
@@ -148,8 +156,10 @@ class ReadSide:
         self.statement(principal, account, 1, consistent=consistent)
         queries = self.gateway.queries
         assert queries is not None, "statements are read from the read models"
-        store = queries.read_models.store
-        return store.statement(account_id(account).hex, limit + 1, before_version=before)
+        # From the copy the calls above read (pinned when they had a position to see).
+        return queries.routing.read(
+            lambda store: store.statement(account_id(account).hex, limit + 1, before_version=before)
+        )
 
     def accounts(self, principal: PrincipalView, *, consistent: bool = False) -> list[AccountView]:
         outcome = self.gateway.call(principal, ListAccounts.name, {}, consistent=consistent)

@@ -19,6 +19,15 @@ APPLICATION/TRACKING/PROCESS_RECORDER_TOPIC variables. Differences:
   (default "sluice"; how pg_stat_activity names this process's backends).
   The defaults here are eventsourcing's (no lock or statement timeout);
   SLUICE_DATABASE_URL brings bounded ones (application/store_config.py).
+- POSTGRES_DSN: a libpq URL given to asyncpg whole, in place of POSTGRES_DBNAME, _HOST,
+  _PORT, _USER and _PASSWORD: one host or several, with target_session_attrs
+  (`postgresql://USER@H1:P1,H2:P2/DB?target_session_attrs=read-write`), so that new
+  connections go to whichever server accepts writes, across a failover. SLUICE_DATABASE_URL
+  is passed so. Connections to a server that no longer accepts writes are dropped
+  (driver.left_clean), and a failed connect names every server of the URL. Each new
+  connection asks which server it reached (its start time, address and port);
+  `recorder.on_server_change(listener)` is told when that changes, before the connection
+  is used (the ledger then forgets its cached aggregates).
 - SINGLE_ROW_TRACKING=false (the legacy multi-row tracking table) is refused.
 - POSTGRES_ENABLE_DB_FUNCTIONS is accepted and ignored: every insert here goes
   through a server function anyway, and that function keeps the commit-order
@@ -112,6 +121,7 @@ from infrastructure.postgres.process_recorder import AsyncpgProcessRecorder
 from infrastructure.postgres.rate import AsyncpgRateCounter, make_rate_counter
 from infrastructure.postgres.read_models import AsyncpgReadModelStore, make_read_model_store
 from infrastructure.postgres.settings import PostgresSettings
+from infrastructure.postgres.standby import StandbyReadModelStore, make_standby_read_model_store
 from infrastructure.postgres.subscription import AsyncpgSubscription
 from infrastructure.postgres.tracking_recorder import AsyncpgTrackingRecorder
 
@@ -134,9 +144,11 @@ __all__ = [
     "PostgresSettings",
     "ReadSetConflictError",
     "RetryableError",
+    "StandbyReadModelStore",
     "StatementTimeoutError",
     "StoreConnectionError",
     "StoreUnavailableError",
     "make_rate_counter",
     "make_read_model_store",
+    "make_standby_read_model_store",
 ]

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import threading
 import weakref
+from collections.abc import Callable
 from types import TracebackType
 from typing import Self, TypeVar
 
@@ -23,6 +25,7 @@ from infrastructure.postgres.lanes import LanePool
 from infrastructure.postgres.settings import PostgresSettings
 
 T = TypeVar("T")
+log = logging.getLogger("sluice.store")
 
 
 class AsyncpgDatastore:
@@ -38,6 +41,7 @@ class AsyncpgDatastore:
         self.settings = settings
         self.schema = settings.schema
         self._connect_kwargs = driver.connect_kwargs(
+            dsn=settings.dsn,
             host=settings.host,
             port=settings.port,
             database=settings.dbname,
@@ -62,13 +66,31 @@ class AsyncpgDatastore:
         ] = weakref.WeakKeyDictionary()
         self._loop_pools_lock = threading.Lock()
         self._closed = False
+        # The server the last new connection reached, and who is told when it changes.
+        self._server: str | None = None
+        self._server_listeners: list[Callable[[], None]] = []
+
+    def on_server_change(self, listener: Callable[[], None]) -> None:
+        """Call `listener` when a new connection reaches another server than the last one
+        did (a failover, a restart), before that connection is used: what was read from the
+        last server may not be on this one (a commit it had not replicated)."""
+        self._server_listeners.append(listener)
+
+    def _seen(self, server: str) -> None:
+        with self._loop_pools_lock:
+            changed = self._server not in (None, server)
+            self._server = server
+        if changed:
+            log.warning("the store's connections now reach another server (%s)", server)
+            for listener in self._server_listeners:
+                listener()
 
     async def connect(self) -> driver.Connection:
         """A new connection, not from any pool (LISTEN needs one of its own)."""
         try:
-            return await driver.connect(self._connect_kwargs)
+            return await driver.connect(self._connect_kwargs, self._seen)
         except Exception as exc:
-            raise connect_error(exc, self.settings.host, self.settings.port) from exc
+            raise connect_error(exc, self.settings.address) from exc
 
     def run(self, op: driver.Operation[T], *, idempotent: bool = True) -> T:
         return self.lanes.run(op, idempotent=idempotent)
@@ -127,7 +149,7 @@ class AsyncpgDatastore:
             return PoolTimeoutError(
                 f"no Postgres connection became free within {self.settings.connect_timeout}s"
             )
-        return connect_error(exc, self.settings.host, self.settings.port)
+        return connect_error(exc, self.settings.address)
 
     async def _loop_pool(self) -> driver.Pool:
         if self._closed:
@@ -142,6 +164,7 @@ class AsyncpgDatastore:
                         self._connect_kwargs,
                         max_size=self.settings.max_size,
                         max_idle=self.settings.max_idle,
+                        on_server=self._seen,
                     )
                 )
                 self._loop_pools[loop] = task

@@ -21,6 +21,8 @@ ClientDataError: type[Exception] = asyncpg.exceptions._base.DataError
 # Raised by asyncpg's own protocol code (e.g. "cannot switch to state 12; another
 # operation (2) is in progress"): the connection cannot be trusted afterwards.
 InternalClientError: type[Exception] = asyncpg.exceptions._base.InternalClientError
+# No server of a multi-host URL is what target_session_attrs asks for (read-write, say).
+NoServerMatchedError: type[Exception] = asyncpg.exceptions._base.TargetServerAttributeNotMatched
 
 
 class Record(Protocol):
@@ -99,6 +101,7 @@ async def _use_plain_uuids(conn: Any) -> None:
 
 def connect_kwargs(
     *,
+    dsn: str = "",
     host: str,
     port: int,
     database: str,
@@ -108,11 +111,13 @@ def connect_kwargs(
     server_settings: dict[str, str],
     command_timeout: float | None = None,
 ) -> dict[str, object]:
+    # With a URL the driver reads the servers (one or several), the database, the user
+    # and the password from it; a password given apart still wins.
+    where: dict[str, object] = (
+        {"dsn": dsn} if dsn else {"host": host, "port": port, "database": database, "user": user}
+    )
     return {
-        "host": host,
-        "port": port,
-        "database": database,
-        "user": user,
+        **where,
         "password": password or None,
         "timeout": timeout,
         "server_settings": server_settings,
@@ -120,15 +125,27 @@ def connect_kwargs(
     }
 
 
-async def _prepare_connection(conn: Any) -> None:
+# Which server instance a connection reached: its start time, address and port. Another
+# answer than the last one means another server (a failover, or a restart).
+SERVER_IDENTITY = (
+    "SELECT pg_postmaster_start_time()::text || ' ' || "
+    "coalesce(host(inet_server_addr()), 'local') || ':' || current_setting('port')"
+)
+# Told the identity of the server each new connection reached.
+ServerSeen = Callable[[str], None]
+
+
+async def _prepare_connection(conn: Any, on_server: ServerSeen | None = None) -> None:
     _watch(conn)
     await _use_plain_uuids(conn)
+    if on_server is not None:
+        on_server(await conn.fetchval(SERVER_IDENTITY))
 
 
-async def connect(kwargs: dict[str, object]) -> Connection:
+async def connect(kwargs: dict[str, object], on_server: ServerSeen | None = None) -> Connection:
     conn = await asyncpg.connect(**kwargs)
     try:
-        await _prepare_connection(conn)
+        await _prepare_connection(conn, on_server)
     except BaseException:
         conn.terminate()
         raise
@@ -142,16 +159,29 @@ async def _keep_session(conn: Any) -> None:
     del conn
 
 
-async def create_pool(kwargs: dict[str, object], *, max_size: int, max_idle: float) -> Pool:
+async def create_pool(
+    kwargs: dict[str, object],
+    *,
+    max_size: int,
+    max_idle: float,
+    on_server: ServerSeen | None = None,
+) -> Pool:
+    async def prepare(conn: Any) -> None:
+        await _prepare_connection(conn, on_server)
+
     pool = await asyncpg.create_pool(
         min_size=0,
         max_size=max_size,
         max_inactive_connection_lifetime=max_idle,
-        init=_prepare_connection,
+        init=prepare,
         reset=_keep_session,
         **kwargs,
     )
     return cast(Pool, pool)
+
+
+# A write refused by a server in recovery (or made read-only).
+READ_ONLY_SQLSTATE = "25006"
 
 
 def sqlstate(exc: BaseException) -> str | None:
@@ -262,6 +292,8 @@ def left_clean(conn: Connection, exc: BaseException) -> bool:
     """
     if not isinstance(exc, PostgresError | PersistenceError):
         return False
+    if sqlstate(exc) == READ_ONLY_SQLSTATE:
+        return False  # a server that no longer takes writes (demoted): find the one that does
     return sound(conn)
 
 

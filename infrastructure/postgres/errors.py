@@ -50,13 +50,17 @@ class PoolTimeoutError(RetryableError):
     """No connection became free within POSTGRES_CONNECT_TIMEOUT."""
 
 
+class ReadOnlyServerError(RetryableError):
+    """The server refused a write: it is a standby now (or read-only). Its connection is
+    dropped, so the next one goes to the server that accepts writes."""
+
+
 class StoreConnectionError(OperationalError):
     """A connection to the server could not be opened."""
 
-    def __init__(self, host: str, port: int, reason: str) -> None:
-        super().__init__(f"cannot connect to PostgreSQL at {host}:{port}: {reason}")
-        self.host = host
-        self.port = port
+    def __init__(self, address: str, reason: str) -> None:
+        super().__init__(f"cannot connect to PostgreSQL at {address}: {reason}")
+        self.address = address  # host:port, or the servers of a multi-host URL
 
 
 class StoreUnavailableError(StoreConnectionError, RetryableError):
@@ -127,6 +131,8 @@ def _from_sqlstate(code: str, message: str, exc: BaseException) -> PersistenceEr
         return StatementTimeoutError(message)
     if code in _RETRYABLE_SQLSTATES:
         return RetryableError(message)
+    if code == driver.READ_ONLY_SQLSTATE:
+        return ReadOnlyServerError(message)
     if code in _CONNECTION_GONE_SQLSTATES or code.startswith("08"):
         return ConnectionLostError(message)
     error_class = _BY_CLASS.get(code[:2], DatabaseError)
@@ -151,13 +157,19 @@ _BY_CLASS: dict[str, type[PersistenceError]] = {
 }
 
 
-def connect_error(exc: BaseException, host: str, port: int) -> StoreConnectionError:
-    """The error for a failure to open a connection, naming host and port."""
+def connect_error(exc: BaseException, address: str) -> StoreConnectionError:
+    """The error for a failure to open a connection, naming the server (or servers)."""
     code = driver.sqlstate(exc)
     if isinstance(exc, asyncio.TimeoutError | TimeoutError):
-        return StoreUnavailableError(host, port, "timed out")
+        return StoreUnavailableError(address, "timed out")
     if isinstance(exc, ConnectionRefusedError):
-        return StoreUnavailableError(host, port, "connection refused")
+        return StoreUnavailableError(address, "connection refused")
+    if isinstance(exc, driver.NoServerMatchedError):
+        # Every server answered, none as target_session_attrs asks: during a failover, the
+        # primary is gone and no standby has been promoted yet.
+        return StoreUnavailableError(
+            address, "none of them is a server target_session_attrs asks for (a failover?)"
+        )
     if code in _UNAVAILABLE_SQLSTATES or (code is None and isinstance(exc, OSError)):
-        return StoreUnavailableError(host, port, str(exc) or type(exc).__name__)
-    return StoreConnectionError(host, port, str(exc) or type(exc).__name__)
+        return StoreUnavailableError(address, str(exc) or type(exc).__name__)
+    return StoreConnectionError(address, str(exc) or type(exc).__name__)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
 
@@ -31,6 +32,10 @@ class AsyncpgRecorder:
 
     def ddl(self) -> list[DdlStep]:
         return []
+
+    def on_server_change(self, listener: Callable[[], None]) -> None:
+        """See AsyncpgDatastore.on_server_change."""
+        self.datastore.on_server_change(listener)
 
     def create_table(self) -> None:
         self.datastore.run(self._create_tables)

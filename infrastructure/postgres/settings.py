@@ -8,6 +8,7 @@ from typing import Literal, TypeVar, cast
 
 from eventsourcing.utils import Environment, resolve_topic, strtobool
 
+from application.postgres_url import PostgresUrlError, parse_postgres_url
 from infrastructure.postgres.sql import check_identifier
 
 OriginatorIdType = Literal["uuid", "text"]
@@ -15,6 +16,10 @@ OriginatorIdType = Literal["uuid", "text"]
 COMMAND_TIMEOUT_MARGIN = 2.0
 N = TypeVar("N", int, float)
 
+# A libpq URL, passed to the driver whole (one host or several); with it, the driver takes
+# the database, hosts, ports, user and password from the URL, not from the variables below
+# (POSTGRES_GET_PASSWORD_TOPIC still gives the password when set).
+POSTGRES_DSN = "POSTGRES_DSN"
 POSTGRES_DBNAME = "POSTGRES_DBNAME"
 POSTGRES_HOST = "POSTGRES_HOST"
 POSTGRES_PORT = "POSTGRES_PORT"
@@ -58,9 +63,14 @@ class PostgresSettings:
     originator_id_type: OriginatorIdType = "uuid"
     max_idle: float = 10 * 60.0
     application_name: str = "sluice"
+    dsn: str = ""
+    # The servers, for messages: host:port, or those of the URL.
+    address: str = ""
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "schema", self.schema.strip() or "public")
+        if not self.address:
+            object.__setattr__(self, "address", f"{self.host}:{self.port}")
         check_identifier(self.schema)
         if self.originator_id_type not in ("uuid", "text"):
             msg = (
@@ -105,17 +115,30 @@ class PostgresSettings:
 
     @classmethod
     def from_env(cls, env: Environment) -> PostgresSettings:
-        dbname = _required(env, POSTGRES_DBNAME, "database name")
-        host = _required(env, POSTGRES_HOST, "host")
-        port = _number(env, POSTGRES_PORT, 5432, int, "an integer")
-        user = _required(env, POSTGRES_USER, "user")
+        dsn = env.get(POSTGRES_DSN) or ""
         get_password: Callable[[], str] | None = None
         password = ""
         topic = env.get(POSTGRES_GET_PASSWORD_TOPIC)
         if topic:
             get_password = resolve_topic(topic)
+        if dsn:
+            try:
+                url = parse_postgres_url(dsn, writes=False)
+            except PostgresUrlError as problem:
+                msg = f"Postgres URL in environment with key '{POSTGRES_DSN}': {problem}"
+                raise OSError(msg) from None
+            dbname, host, port, user = url.dbname, "", 0, ""
+            address = url.address
+            # The password is the URL's (or libpq's PGPASSWORD, ~/.pgpass), unless a function
+            # gives it: POSTGRES_PASSWORD, meant for the POSTGRES_HOST way, is not read.
         else:
-            password = _required(env, POSTGRES_PASSWORD, "password")
+            dbname = _required(env, POSTGRES_DBNAME, "database name")
+            host = _required(env, POSTGRES_HOST, "host")
+            port = _number(env, POSTGRES_PORT, 5432, int, "an integer")
+            user = _required(env, POSTGRES_USER, "user")
+            address = f"{host}:{port}"
+            if not topic:
+                password = _required(env, POSTGRES_PASSWORD, "password")
         if not strtobool(env.get(POSTGRES_SINGLE_ROW_TRACKING, "t")):
             msg = (
                 f"{POSTGRES_SINGLE_ROW_TRACKING}=false (legacy multi-row tracking) "
@@ -147,6 +170,8 @@ class PostgresSettings:
             ),
             originator_id_type=cast(OriginatorIdType, id_type),
             application_name=env.get(POSTGRES_APPLICATION_NAME) or "sluice",
+            dsn=dsn,
+            address=address,
         )
 
 

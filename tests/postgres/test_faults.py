@@ -66,7 +66,7 @@ def test_connection_refused_names_host_and_port(schema: str) -> None:
     assert time.monotonic() - started < 5
     assert f"127.0.0.1:{port}" in str(refused.value)
     assert "refused" in str(refused.value)
-    assert (refused.value.host, refused.value.port) == ("127.0.0.1", port)
+    assert refused.value.address == f"127.0.0.1:{port}"
     assert isinstance(refused.value, OperationalError)
 
 

@@ -109,3 +109,14 @@ def test_the_statement_timeout_and_the_application_name_are_ours() -> None:
         settings(POSTGRES_STATEMENT_TIMEOUT="soon")
     with pytest.raises(ValueError, match="must not be negative"):
         settings(POSTGRES_STATEMENT_TIMEOUT="-1")
+
+
+def test_a_url_takes_the_place_of_the_server_variables() -> None:
+    url = "postgresql://sluice:pw@db1:5433,db2:5434/bank?target_session_attrs=read-write"
+    s = PostgresSettings.from_env(Environment("Bank", {"POSTGRES_DSN": url}))
+    assert (s.dsn, s.dbname, s.address) == (url, "bank", "db1:5433,db2:5434")
+    # The URL's password, not a POSTGRES_PASSWORD left in the environment.
+    stray = Environment("Bank", {"POSTGRES_DSN": url, "POSTGRES_PASSWORD": "other"})
+    assert PostgresSettings.from_env(stray).password == ""
+    with pytest.raises(OSError, match=r"POSTGRES_DSN.*port 'x' of host 2"):
+        PostgresSettings.from_env(Environment("Bank", {"POSTGRES_DSN": "postgresql://a,b:x/db"}))

@@ -12,6 +12,7 @@ from application.store_config import (
     StoreConfigError,
     default_database_url,
     eventsourcing_env,
+    standby_env,
 )
 
 NONE_SET: dict[str, str] = {}
@@ -47,18 +48,42 @@ def test_three_slashes_name_a_file_relative_to_the_current_folder_and_four_an_ab
 def test_memory_and_postgres_urls() -> None:
     assert eventsourcing_env("memory://") == {"PERSISTENCE_MODULE": "infrastructure.popo"}
     url = "postgresql://sluice:s3cret@db.local:6543/bank?schema=live"
+    # The URL goes to the driver whole, without Sluice's own `schema` parameter.
     assert eventsourcing_env(url, NONE_SET) == {
         "PERSISTENCE_MODULE": "infrastructure.postgres",
-        "POSTGRES_DBNAME": "bank",
-        "POSTGRES_HOST": "db.local",
-        "POSTGRES_PORT": "6543",
-        "POSTGRES_USER": "sluice",
-        "POSTGRES_PASSWORD": "s3cret",
+        "POSTGRES_DSN": "postgresql://sluice:s3cret@db.local:6543/bank",
         "POSTGRES_SCHEMA": "live",
         "POSTGRES_LOCK_TIMEOUT": "3",
         "POSTGRES_STATEMENT_TIMEOUT": "5",
         "POSTGRES_CONNECT_TIMEOUT": "5",
     }
+
+
+def test_a_multi_host_url_is_passed_on_whole() -> None:
+    url = (
+        "postgresql://sluice@db1:5433,db2:5434,[::1]:5435/bank"
+        "?sslmode=prefer&schema=live&target_session_attrs=read-write"
+    )
+    env = eventsourcing_env(url, NONE_SET)
+    assert env["POSTGRES_DSN"] == (
+        "postgresql://sluice@db1:5433,db2:5434,[::1]:5435/bank"
+        "?sslmode=prefer&target_session_attrs=read-write"
+    )
+    assert env["POSTGRES_SCHEMA"] == "live"
+
+
+def test_the_read_url_names_a_standby_in_the_primary_schema() -> None:
+    primary = (
+        "postgresql://sluice@db1:5432,db2:5432/bank?schema=live&target_session_attrs=read-write"
+    )
+    standby = standby_env("postgresql://sluice@db2:5432/bank", primary, NONE_SET)
+    assert standby["POSTGRES_DSN"] == "postgresql://sluice@db2:5432/bank"
+    assert standby["POSTGRES_SCHEMA"] == "live"
+    # Any server may serve reads: a standby, or whichever of several answers.
+    either = "postgresql://sluice@db1,db2/bank?target_session_attrs=prefer-standby"
+    assert standby_env(either, primary, NONE_SET)["POSTGRES_DSN"] == either
+    with pytest.raises(StoreConfigError, match="schema 'other' is not the primary's"):
+        standby_env("postgresql://sluice@db2/bank?schema=other", primary, NONE_SET)
 
 
 def test_waits_are_bounded_unless_the_environment_says_otherwise(tmp_path: Path) -> None:
@@ -92,6 +117,12 @@ def test_the_default_is_a_sqlite_file_under_var(tmp_path: Path) -> None:
         ("sqlite:///", "a SQLite URL names its file after three slashes"),
         ("sqlite:////no/such/dir/ledger.db", "directory /no/such/dir does not exist"),
         ("postgresql://localhost", "a PostgreSQL URL needs a database name"),
+        ("postgresql://h:99999/db", "port '99999' of host 1 is not a number from 1 to 65535"),
+        ("postgresql://h1,:5432/db?target_session_attrs=read-write", "host 2 has no name"),
+        ("postgresql://h1,h2/db", "with several hosts, add target_session_attrs=read-write"),
+        ("postgresql://h1,h2/db?target_session_attrs=any", "add target_session_attrs=read-write"),
+        ("postgresql://h/db?target_session_attrs=read-only", "writes need a server that accepts"),
+        ("postgresql://h/db?target_session_attrs=rw", "target_session_attrs 'rw' is not one of"),
     ],
 )
 def test_a_url_sluice_cannot_open_is_refused_naming_it(url: str, reason: str) -> None:

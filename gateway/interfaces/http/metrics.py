@@ -6,8 +6,11 @@ Counted by this process as it serves: requests by method, route (the route's tem
 sandbox's programs by how they ended, and those running or waiting for a worker now.
 Read from the store at each scrape (what every process shares): proposals by state (the
 runs read model), each read model's lag behind the log, dead letters, the log's position,
-and whether the store answered (`sluice_store_up`). The store's figures are kept for
-STORE_SECONDS, so frequent scrapes cost the store one read of them at most that often.
+and whether the store answered (`sluice_store_up`); with SLUICE_READ_DATABASE_URL, whether
+the standby answered and how far behind the primary it is (`sluice_standby_*`); and this
+process's reads of the read models by the server that answered them. The store's figures
+are kept for STORE_SECONDS, so frequent scrapes cost the store one read of them at most
+that often.
 
 Why a key: the figures tell how busy the ledger is (proposals, log position), which
 /health keeps from anyone without a key too. Prometheus sends one with `authorization`
@@ -21,6 +24,7 @@ import time
 from collections import Counter as Tally
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
+from typing import Literal
 
 from fastapi import APIRouter, Request
 from fastapi.responses import Response
@@ -29,6 +33,7 @@ from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metri
 from prometheus_client.exposition import CONTENT_TYPE_LATEST, generate_latest
 from prometheus_client.registry import Collector
 
+from application.read_models.routing import PRIMARY, STANDBY, ReadRouting, StandbyLag
 from application.read_models.store import PROJECTIONS
 from gateway.bootstrap import Sluice
 from gateway.core.errors import GatewayError
@@ -76,6 +81,8 @@ class StoreFigures:
     lag: dict[str, int] = field(default_factory=dict)
     dead_letters: int = 0
     log_position: int = 0
+    # With SLUICE_READ_DATABASE_URL: whether the standby answered, and its lag.
+    standby: StandbyLag | Literal["down"] | None = None
 
 
 class SluiceCollector(Collector):
@@ -86,7 +93,48 @@ class SluiceCollector(Collector):
 
     def collect(self) -> Iterable[Metric]:
         yield from self._sandbox()
-        yield from self._store(self._store_figures())
+        yield from self._reads()
+        figures = self._store_figures()
+        yield from self._store(figures)
+        yield from self._standby(figures.standby)
+
+    def _reads(self) -> Iterator[Metric]:
+        reads = CounterMetricFamily(
+            "sluice_read_model_reads",
+            "Reads of the read models by this process, by the server that answered: the "
+            "standby (SLUICE_READ_DATABASE_URL), or the primary.",
+            labels=["server"],
+        )
+        served = self._routing.served if self._routing is not None else {}
+        for server in (PRIMARY, STANDBY):
+            reads.add_metric([server], served.get(server, 0))
+        yield reads
+
+    @property
+    def _routing(self) -> ReadRouting | None:
+        queries = self.sluice.gateway.queries
+        return None if queries is None else queries.routing
+
+    def _standby(self, lag: StandbyLag | Literal["down"] | None) -> Iterator[Metric]:
+        if lag is None:
+            return  # no standby
+        up = GaugeMetricFamily("sluice_standby_up", "1 when the standby answered the scrape.")
+        up.add_metric([], 0 if lag == "down" else 1)
+        yield up
+        if lag == "down":
+            return
+        events = GaugeMetricFamily(
+            "sluice_standby_lag_events",
+            "Log positions the standby's read models are behind the primary's.",
+        )
+        events.add_metric([], lag.events)
+        seconds = GaugeMetricFamily(
+            "sluice_standby_replay_lag_seconds",
+            "How far behind the primary the standby's replay is (0 when it has replayed "
+            "all it received).",
+        )
+        seconds.add_metric([], lag.seconds)
+        yield from (events, seconds)
 
     def _sandbox(self) -> Iterator[Metric]:
         if "sandbox" not in self.sluice.__dict__:
@@ -128,8 +176,17 @@ class SluiceCollector(Collector):
             proposals = Tally(row.status for row in models.store.runs() if row.kind == "program")
             letters = len(models.dead_letters())
         except Exception:  # the store is away: say so, and no figure from it
-            return StoreFigures(up=False)
-        return StoreFigures(True, dict(proposals), lag, letters, head)
+            return StoreFigures(up=False, standby=self._standby_lag())
+        return StoreFigures(True, dict(proposals), lag, letters, head, self._standby_lag())
+
+    def _standby_lag(self) -> StandbyLag | Literal["down"] | None:
+        routing = self._routing
+        if routing is None or routing.standby is None:
+            return None
+        try:
+            return routing.lag()
+        except Exception:  # the standby (or the primary, to compare with) is away
+            return "down"
 
     def _store(self, figures: StoreFigures) -> Iterator[Metric]:
         up = GaugeMetricFamily("sluice_store_up", "1 when the event store answered the scrape.")

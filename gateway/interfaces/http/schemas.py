@@ -148,6 +148,16 @@ class Health(Shape):
     projection_lag: int | None = Field(
         default=None, description="Log positions the slowest read model is behind the head."
     )
+    standby: str | None = Field(
+        default=None, description="With SLUICE_READ_DATABASE_URL: the standby's check."
+    )
+    standby_lag_events: int | None = Field(
+        default=None,
+        description="Log positions the standby's read models are behind the primary's.",
+    )
+    standby_replay_lag_seconds: float | None = Field(
+        default=None, description="How far behind the primary the standby's replay is."
+    )
     checks: list[HealthCheck] = []
 
 

@@ -8,7 +8,8 @@ a read model behind or an event set aside does not stop it serving).
 Each check runs in a thread of its own (gateway/interfaces/http/probe.py), so /health answers within
 a second even when the store hangs or the server's worker threads are all taken: a check
 that does not answer in time is reported degraded. To add one, write a function of the
-running Sluice that returns a Finding, and list it in CHECKS.
+running Sluice that returns a Finding, and list it in CHECKS. With SLUICE_READ_DATABASE_URL,
+/health asks the standby too, and gives its lag behind the primary.
 
 Anyone gets the status and each check's name and status. The details (each check's detail
 and facts: the log position, dead letters, the projection lag) go to an admin's or an
@@ -18,6 +19,7 @@ auditor's key only (gateway/interfaces/http/health_access.py): they tell how bus
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from typing import Any
 
 from fastapi import APIRouter, Request
@@ -57,7 +59,28 @@ def read_models(sluice: Sluice) -> Finding:
     return Finding(True, f"{lag} event(s) behind the log", facts)
 
 
+def standby(sluice: Sluice) -> Finding:
+    """The standby of SLUICE_READ_DATABASE_URL answers the read side (its lag behind the
+    primary is reported, not judged: reads that must see a position wait for it, or read
+    the primary)."""
+    queries = sluice.gateway.queries
+    lag = None if queries is None else queries.routing.lag()
+    assert lag is not None, "listed only with SLUICE_READ_DATABASE_URL"
+    facts = {"standby_lag_events": lag.events, "standby_replay_lag_seconds": round(lag.seconds, 3)}
+    return Finding(
+        True,
+        f"{lag.events} event(s) behind the primary's read models; its replay is "
+        f"{lag.seconds:.3f} s behind",
+        facts,
+    )
+
+
 CHECKS = (store, read_models)
+
+
+def checks(sluice: Sluice) -> tuple[Callable[[Sluice], Finding], ...]:
+    """What /health asks: the standby too, when the read side reads one."""
+    return CHECKS if sluice.read_database_url is None else (*CHECKS, standby)
 
 
 @router.get("/livez", response_model=Liveness, operation_id="livez")
@@ -98,7 +121,7 @@ async def health(request: Request) -> JSONResponse:
     admin's or auditor's key, each check's detail and facts too."""
     state = request.app.state
     probes: list[Probe[Sluice]] = getattr(state, "health_probes", None) or [
-        Probe(check.__name__, check, DEADLINE_SECONDS) for check in CHECKS
+        Probe(check.__name__, check, DEADLINE_SECONDS) for check in checks(state.sluice)
     ]
     state.health_probes = probes
     access: HealthAccess = getattr(state, "health_access", None) or HealthAccess(
