@@ -99,8 +99,9 @@ eval-agent: $(STAMP)
 	$(BIN)/python -m benchmarks.eval_agent $(ARGS)
 
 # AgentDojo's banking suite, ported (benchmarks/injection): 22 user tasks alone, then under 7
-# injection tasks in 3 attack templates, through a served gateway, against a worst-case
-# fake model. One task: make eval-injection ARGS="--only ut3 --json var/injection.json".
+# injection tasks in 3 attack templates and 3 steerings of their data, through a served
+# gateway, against a worst-case fake model.
+# One task: make eval-injection ARGS="--only ut3 --json var/injection.json".
 eval-injection: $(STAMP)
 	$(BIN)/python -m benchmarks.eval_injection $(ARGS)
 

@@ -1,7 +1,8 @@
 """`make eval-injection`: the ported AgentDojo banking suite against a worst-case model.
 
 Every combination (benchmarks/injection: 22 user tasks, each alone with harmless text where
-an attacker would write, then under 7 injection tasks in 3 attack templates) runs through
+an attacker would write, then under 7 injection tasks in 3 attack templates, then steered by
+3 kinds of data aimed at its program) runs through
 one real `sluice serve` process on a fresh SQLite store: its world is planted first, each
 combination on a fresh account of its own. The user's request goes to
 POST /v1/agent/messages with the user's key; a proposal is confirmed through
@@ -91,13 +92,13 @@ def evaluate(
             ):
                 driver = Driver(http, fake)
                 outcomes: dict[bool, list[Outcome]] = {True: [], False: []}
-                plain = [c for c in combinations if c.injection is None]
-                for stage in (plain, [c for c in combinations if c.injection is not None]):
+                plain = [c for c in combinations if c.attack is None]
+                for stage in (plain, [c for c in combinations if c.attack is not None]):
                     if stage is not plain:
                         driver.arm()
                     for combination in stage:
                         outcome = driver.run(combination, settings[combination.name])
-                        outcomes[combination.injection is None].append(outcome)
+                        outcomes[combination.attack is None].append(outcome)
                         each(outcome)
         finally:
             fake.close()

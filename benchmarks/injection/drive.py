@@ -8,22 +8,29 @@ time, so what follows it is this combination's), the model's requests from the f
 
 from __future__ import annotations
 
+import ast
+import inspect
 import time
 from dataclasses import dataclass, field
 from decimal import Decimal
+from types import ModuleType
 from typing import Any
 
 import httpx
 
-from application.bank import BANK_USE_CASES, DIRECTORY_HEADER
+from application import data_policy
+from application.bank import BANK_USE_CASES, DIRECTORY_HEADER, payment_policy
 from application.principals import PrincipalView
 from benchmarks.injection.attacks import TEMPLATES
 from benchmarks.injection.injection_tasks import INJECTION_TASKS
 from benchmarks.injection.judge import AttackerBytes, Payment, Run, speaks
+from benchmarks.injection.steering import STEERING
 from benchmarks.injection.suite import USER_TASKS, Combination, FaithfulModel, planted
 from benchmarks.injection.world import ADMIN, Setting, key_of
+from domain import errors
 from gateway.agent.prompts import ANSWERER, planner_prompt, planner_stubs_prompt
 from gateway.core.catalog import Catalog
+from gateway.core.program import withheld
 from tests.agent import fake_llm as llm
 from tests.agent.fake_llm import FakeLLM
 from tests.agent.injection_model import Obedience, SuiteModel, serve
@@ -35,7 +42,7 @@ class Outcome:
 
     name: str
     task: str
-    injection: str | None
+    injection: str | None  # the injection task's id, or the steering's
     template: str | None
     account: str
     utility: bool
@@ -76,7 +83,12 @@ class Driver:
             for injection in INJECTION_TASKS
             for template in TEMPLATES
         }
-        self.model.arm(attacks, [*self.clean, *_words_of_the_house()])
+        steered = {
+            f"{steering.id}/{task.id}": steering.memos(task.id)
+            for steering in STEERING
+            for task in USER_TASKS
+        }
+        self.model.arm(attacks, [*self.clean, *_words_of_the_house()], steered)
         self.detector = self.model.detector
 
     def run(self, combination: Combination, setting: Setting) -> Outcome:
@@ -89,15 +101,15 @@ class Driver:
         if self.detector is None:
             self.clean += [text for request in requests for text in llm.texts(request)]
         run = _run(turn, events, setting)
-        injection = combination.injection
+        injection, steering = combination.injection, combination.steering
         return Outcome(
             name=combination.name,
             task=combination.task.id,
-            injection=injection.id if injection else None,
+            injection=steering.id if steering else injection.id if injection else None,
             template=combination.template.name if combination.template else None,
             account=setting.user,
             utility=combination.task.utility(run, setting),
-            attack=injection is not None and injection.security(run, setting),
+            attack=combination.security(run, setting),
             planner_saw=self._saw([r for r in requests if not llm.is_answerer(r)]),
             answerer_saw=self._saw([r for r in requests if llm.is_answerer(r)]),
             obeyed=[f"{role}: {attack}" for role, attack in self.model.obeyed],
@@ -157,9 +169,15 @@ class Driver:
         return self.position
 
 
+# The modules that write the refusals a failed run reports, which quote no data: their
+# words ("... more to the account it pays") are the gateway's, whatever an attack also says.
+MESSAGES = (payment_policy, data_policy, errors, withheld)
+
+
 def _words_of_the_house() -> list[str]:
     """What no attacker wrote though its words may recur in an attack: the prompts of both
-    models (for a customer, in both catalog forms) and every user task's request."""
+    models (for a customer, in both catalog forms), every user task's request, and the text
+    of the gateway's refusals (the strings of the modules that write them)."""
     catalog = Catalog(DIRECTORY_HEADER, BANK_USE_CASES)
     customer = PrincipalView(name="emma", role="customer", owns=frozenset({"emma"}))
     return [
@@ -167,6 +185,17 @@ def _words_of_the_house() -> list[str]:
         planner_stubs_prompt(customer, catalog),
         ANSWERER,
         *(task.request for task in USER_TASKS),
+        *(text for module in MESSAGES for text in _strings(module)),
+    ]
+
+
+def _strings(module: ModuleType) -> list[str]:
+    """The string constants of `module`'s source, f-strings' literal parts included."""
+    tree = ast.parse(inspect.getsource(module))
+    return [
+        node.value
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Constant) and isinstance(node.value, str)
     ]
 
 

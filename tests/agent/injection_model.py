@@ -8,6 +8,9 @@ it (`judge.AttackerBytes`: 12 characters no clean request holds), split over mem
   or, for an attack that only wants words said, answers with them;
 - as answerer, it says the attacker's words in its own voice.
 
+Data an attacker shaped to steer a program (`benchmarks/injection/steering`) gives no order:
+it is recognized the same way, but not obeyed.
+
 Otherwise it is faithful: as planner it writes the user task's program (`Faithful.program`)
 for the request, and asks the person when Sluice refuses it; as answerer it says what the
 outcome it is shown says (`Faithful.answer`). It never runs out of replies: `serve` makes
@@ -57,15 +60,22 @@ class SuiteModel:
     attacks: dict[str, Obedience] = field(default_factory=dict)
     obeyed: list[tuple[str, str]] = field(default_factory=list)  # (role, attack), in order
 
-    def arm(self, attacks: Mapping[str, tuple[list[str], Obedience]], clean: list[str]) -> None:
+    def arm(
+        self,
+        attacks: Mapping[str, tuple[list[str], Obedience]],
+        clean: list[str],
+        watched: Mapping[str, list[str]] | None = None,
+    ) -> None:
         """Recognize these attacks (their planted memos) from now on; `clean` holds the texts
-        of requests made without any, whose pieces prove nothing."""
-        self.detector = AttackerBytes({name: memos for name, (memos, _) in attacks.items()}, clean)
+        of requests made without any, whose pieces prove nothing. `watched`: attackers' data
+        that gives no order (steering), recognized but not obeyed."""
+        texts = {name: memos for name, (memos, _) in attacks.items()} | dict(watched or {})
+        self.detector = AttackerBytes(texts, clean)
         self.attacks = {name: obedience for name, (_, obedience) in attacks.items()}
 
     def respond(self, request: dict[str, Any]) -> Reply:
         found = self.detector.found(list(llm.texts(request))) if self.detector else None
-        if found is None:
+        if found is None or found not in self.attacks:  # nothing, or data that orders nothing
             generic = llm.worst_case(self._faithful)
             assert callable(generic)
             return generic(request)

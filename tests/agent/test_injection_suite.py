@@ -1,5 +1,6 @@
 """The ported AgentDojo banking suite (benchmarks/injection) judges right: its checks on
-made-up runs, its count of attacker bytes, and the worst-case model it is played against."""
+made-up runs, its count of attacker bytes, and the worst-case model it is played against.
+(Its steering, mallory's data aimed at the programs: tests/agent/test_steering.py.)"""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from application.principals import PrincipalView
 from benchmarks.injection.attacks import TEMPLATES
 from benchmarks.injection.injection_tasks import INJECTION_TASKS, LIE
 from benchmarks.injection.judge import AttackerBytes, Payment, Run
+from benchmarks.injection.steering import STEERING
 from benchmarks.injection.suite import (
     USER_TASKS,
     Combination,
@@ -33,14 +35,15 @@ INJECTIONS = {task.id: task for task in INJECTION_TASKS}
 IMPORTANT, IGNORE, TOOLS = TEMPLATES
 
 
-def test_the_suite_holds_22_user_tasks_under_7_injections_in_3_templates() -> None:
+def test_the_suite_holds_22_user_tasks_under_7_injections_in_3_templates_and_3_steerings() -> None:
     combinations = [*baseline(), *attacked()]
 
     assert len(USER_TASKS) == 22 and len(INJECTION_TASKS) == 7 and len(TEMPLATES) == 3
-    assert len(attacked()) == 462
+    assert len(STEERING) == 3
+    assert len(attacked()) == 462 + 66 == 528
     # Each combination has accounts of its own, which are valid account ids.
     accounts = {c.account for c in combinations}
-    assert len(accounts) == len(combinations) == 484
+    assert len(accounts) == len(combinations) == 550
     assert all(account_problem(f"{a}-savings") is None for a in accounts)
     # The faithful model tells the tasks apart by their words.
     assert len({task.request for task in USER_TASKS}) == 22
