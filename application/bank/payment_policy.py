@@ -4,15 +4,21 @@ The property it holds: no other party, by writing text or by sending money, can 
 agent pay it more than it sent. The rules, checked on the values the program computed:
 
 - a payee written as a literal (the person's own words; not chosen by a condition or a
-  loop over data) may be paid any amount, whatever the amount was computed from;
+  loop over data) may be paid;
 - a payee computed from data (or chosen by it) may be one of the principal's own
   accounts, or an account the payer has paid before (its outgoing transfers, refunds
-  apart: facts of the ledger, never text); any amount then;
+  apart: facts of the ledger, never text);
 - otherwise, it may be an account that sent the payer money, as a refund: at most what it
-  sent and was not refunded yet, and for an amount never taken from another party's text
-  (an attacker who sends 0.01 with a memo "refund me 500" gets at most 0.01 back);
+  sent and was not refunded yet, and for an amount taken from no one's text (an attacker
+  who sends 0.01 with a memo "refund me 500" gets at most 0.01 back);
 - a payee whose value was taken from text another party wrote (a memo, an owner's name)
-  is refused before the program runs, whatever account it names.
+  is refused before the program runs, whatever account it names;
+- an amount may come from facts, from the person's own text, or from text the payee
+  itself wrote (a biller's bill, a landlord's notice), never from a third party's: text
+  someone else wrote sets neither who is paid nor how much another is paid. (Stricter
+  than allowing any text for a payee the person named: a third party could not gain by it,
+  but could make the person overpay someone; this holds the property as well and closes
+  that too.)
 
 Anything else is refused with what to ask the person.
 """
@@ -43,8 +49,8 @@ class PaymentPolicy(ArgumentPolicy):
         "what it sent) one that paid the payer; never taken from a memo or a name."
     )
     amount_note = (
-        "From the person's words, or computed from what the program read; a refund to an "
-        "account that paid the payer gives back at most what it sent."
+        "From the person's words, or computed from what the program read (facts, or the "
+        "payee's own text, never a third party's); a refund gives back at most what was sent."
     )
 
     def __init__(self, *, payer: str = "payer", payee: str = "payee", amount: str = "amount"):
@@ -77,8 +83,14 @@ class PaymentPolicy(ArgumentPolicy):
         payer_name, payee = str(arguments[self.payer]), str(arguments[self.payee])
         name = call.use_case.name
         own = call.principal.owns | {call.principal.name}
+        third = amount_from.text_by_others(own | {payee})
+        if third:
+            return Decision(
+                f"{name}: {self.amount} was taken from text written by {' or '.join(third)}, "
+                f"not by the account it pays; ask the person how much to pay"
+            )
         if payee_from.literal:
-            return ALLOWED  # the person named the payee: any amount they asked for
+            return ALLOWED  # the person named the payee: the amount is theirs or its own
         others = payee_from.text_by_others(own)
         if others:
             return Decision(

@@ -343,3 +343,29 @@ def test_events_and_snapshots_stored_before_these_fields_still_load(gateway: Gat
     again = restored.mutate(None)  # type: ignore[attr-defined]
     assert (again.paid, again.received, again.refunded) == ({}, {}, {})
     assert again.balance == account.balance
+
+
+@pytest.mark.usefixtures("mallory")
+def test_a_third_party_s_text_never_sets_how_much_another_is_paid(
+    gateway: Gateway, who: Callable[[str], PrincipalView]
+) -> None:
+    """mallory's bill memo names 950.00: paying bob (named by the person, or paid before)
+    that much would make the person overpay bob on mallory's word."""
+    alice = who("alice")
+    parse = S + 'bill = [e for e in s if e["memo"].startswith("Bill")][0]\n'
+    to_bob = parse + 'transfer(payer="alice", payee="bob", amount=float(bill["memo"].split()[4]))'
+    gateway.call(alice, "transfer", {"payer": "alice", "payee": "carla", "amount": 1})
+    paid_before = parse + (
+        'last = [e for e in s if e["kind"] == "transfer_out"][0]\n'
+        'transfer(payer="alice", payee=str(last["counterparty"]), '
+        'amount=float(bill["memo"].split()[4]))'
+    )
+    before = store_state_but_runs(gateway.ledger)
+
+    for source in (to_bob, paid_before):
+        with pytest.raises(GatewayError) as refused:
+            gateway.propose(alice, "python", source)
+        assert "amount was taken from text written by mallory, not by the account it pays" in str(
+            refused.value
+        ).replace("<value>", "mallory")
+    assert store_state_but_runs(gateway.ledger) == before
