@@ -13,12 +13,12 @@ agent pay it more than it sent. The rules, checked on the values the program com
   who sends 0.01 with a memo "refund me 500" gets at most 0.01 back);
 - a payee whose value was taken from text another party wrote (a memo, an owner's name)
   is refused before the program runs, whatever account it names;
-- an amount may come from facts, from the person's own text, or from text the payee
-  itself wrote (a biller's bill, a landlord's notice), never from a third party's: text
-  someone else wrote sets neither who is paid nor how much another is paid. (Stricter
-  than allowing any text for a payee the person named: a third party could not gain by it,
-  but could make the person overpay someone; this holds the property as well and closes
-  that too.)
+- an amount may come from facts; from text (a bill, a notice) only when the payee is a
+  literal the person wrote, one of the principal's accounts or an account the payer has
+  paid before. No one gains by such text but the payee the person chose; the preview
+  marks the amount as set by that text, and whose, before the person confirms. (Refusing
+  a third party's text there too was tried: the data flow cannot tell which memo of a
+  statement a computed amount came from, so the landlord's own notice was refused with it.)
 
 Anything else is refused with what to ask the person.
 """
@@ -49,8 +49,8 @@ class PaymentPolicy(ArgumentPolicy):
         "what it sent) one that paid the payer; never taken from a memo or a name."
     )
     amount_note = (
-        "From the person's words, or computed from what the program read (facts, or the "
-        "payee's own text, never a third party's); a refund gives back at most what was sent."
+        "From the person's words, or computed from what the program read; a refund to an "
+        "account that paid the payer gives back at most what it sent, never what text says."
     )
 
     def __init__(self, *, payer: str = "payer", payee: str = "payee", amount: str = "amount"):
@@ -83,14 +83,8 @@ class PaymentPolicy(ArgumentPolicy):
         payer_name, payee = str(arguments[self.payer]), str(arguments[self.payee])
         name = call.use_case.name
         own = call.principal.owns | {call.principal.name}
-        third = amount_from.text_by_others(own | {payee})
-        if third:
-            return Decision(
-                f"{name}: {self.amount} was taken from text written by {' or '.join(third)}, "
-                f"not by the account it pays; ask the person how much to pay"
-            )
         if payee_from.literal:
-            return ALLOWED  # the person named the payee: the amount is theirs or its own
+            return ALLOWED  # the person named the payee: any amount they asked for
         others = payee_from.text_by_others(own)
         if others:
             return Decision(

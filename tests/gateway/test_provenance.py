@@ -22,6 +22,7 @@ from application.principals import PrincipalView
 from domain.account import Account
 from gateway.core.errors import GatewayError
 from gateway.core.facade import Gateway
+from gateway.core.origins_shown import origin_lines
 from tests.conftest import balances
 from tests.programs import store_state_but_runs
 
@@ -88,6 +89,7 @@ LEGIT = [
     ("an amount from a bill, to a payee the person named", "alice", S + 'bill = [e for e in s if e["memo"]][0]\ntransfer(payer="alice", payee="mallory", amount=float(bill["memo"].split()[4]))'),
     ("a refund of the latest payment received", "alice", REFUND_LATEST),
     ("a refund chosen by data, within what was sent", "alice", S + 'for payee in ["bob", "carla", "mallory"]:\n    if s[0]["counterparty"] == payee:\n        transfer(payer="alice", payee=payee, amount=5)'),
+    ("the biggest payment received, refunded", "alice", S + 'received = [e for e in s if e["kind"] == "transfer_in"]\nbiggest = max(received, key=lambda e: e["amount"])\ntransfer(payer="alice", payee=str(biggest["counterparty"]), amount=biggest["amount"])'),
     ("a refund of every payment received", "alice", S + 'for e in s:\n    if e["kind"] == "transfer_in":\n        transfer(payer="alice", payee=str(e["counterparty"]), amount=e["amount"], memo="refund")'),
 ]  # fmt: skip
 
@@ -346,26 +348,19 @@ def test_events_and_snapshots_stored_before_these_fields_still_load(gateway: Gat
 
 
 @pytest.mark.usefixtures("mallory")
-def test_a_third_party_s_text_never_sets_how_much_another_is_paid(
+def test_an_amount_another_party_wrote_is_marked_as_theirs_before_confirm(
     gateway: Gateway, who: Callable[[str], PrincipalView]
 ) -> None:
-    """mallory's bill memo names 950.00: paying bob (named by the person, or paid before)
-    that much would make the person overpay bob on mallory's word."""
+    """mallory's bill memo names 950.00: paying bob, whom the person named, that much is
+    the person's call, made knowing whose words set the amount."""
     alice = who("alice")
-    parse = S + 'bill = [e for e in s if e["memo"].startswith("Bill")][0]\n'
-    to_bob = parse + 'transfer(payer="alice", payee="bob", amount=float(bill["memo"].split()[4]))'
-    gateway.call(alice, "transfer", {"payer": "alice", "payee": "carla", "amount": 1})
-    paid_before = parse + (
-        'last = [e for e in s if e["kind"] == "transfer_out"][0]\n'
-        'transfer(payer="alice", payee=str(last["counterparty"]), '
-        'amount=float(bill["memo"].split()[4]))'
+    to_bob = S + (
+        'bill = [e for e in s if e["memo"].startswith("Bill")][0]\n'
+        'transfer(payer="alice", payee="bob", amount=float(bill["memo"].split()[4]))'
     )
-    before = store_state_but_runs(gateway.ledger)
 
-    for source in (to_bob, paid_before):
-        with pytest.raises(GatewayError) as refused:
-            gateway.propose(alice, "python", source)
-        assert "amount was taken from text written by mallory, not by the account it pays" in str(
-            refused.value
-        ).replace("<value>", "mallory")
-    assert store_state_but_runs(gateway.ledger) == before
+    proposal = gateway.propose(alice, "python", to_bob)
+
+    (line,) = origin_lines(proposal.preview)
+    assert (line.argument, line.text_by) == ("amount", "mallory")
+    assert line.sentence().endswith("(TEXT WRITTEN BY MALLORY)")

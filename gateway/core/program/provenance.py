@@ -98,6 +98,9 @@ class DataFlow:
         )
         self.use_cases = frozenset(self.trees)
         self.bound = bound_names(tree) if bound is None else bound
+        # The names a lambda's parameters, a function's parameters and a comprehension's
+        # variables give their own scope, by the id of each Name node that means them.
+        self._scoped = _scopes(tree)
         self._parent: dict[str, str] = {}
         self._edges: list[tuple[Atom, Atom, Transform]] = []
         self._seeds: list[tuple[Atom, Source]] = [
@@ -154,6 +157,7 @@ class DataFlow:
                 if name in self.use_cases:
                     self._flow(atom, [ALWAYS])  # a use case as a value: the check refuses it
                 elif name in self.bound:
+                    name = self._scoped.get(id(node), name)
                     self._flow(atom, [("name", name)])
                     self._share(item, [name])
                 return
@@ -376,10 +380,10 @@ class DataFlow:
             outside += [d for d in [*node.args.defaults, *node.args.kw_defaults] if d]
         for expression in outside:
             self._expression(expression, context)
-        self._share(FUNCTIONS, {node.name} | names_in(node))
+        self._share(FUNCTIONS, {node.name} | self._names_in(node))
         self._flow(("name", node.name), [ALWAYS])
         if not isinstance(node, ast.ClassDef):
-            for parameter in parameters_of(node):
+            for parameter in self._parameters(node):
                 self._flow(("name", parameter), [ALWAYS])
         self._visit_block(node.body, _COMPUTED, [])
 
@@ -471,8 +475,8 @@ class DataFlow:
         for default in [*node.args.defaults, *node.args.kw_defaults]:
             if default is not None:
                 self._expression(default, context)
-        self._share(FUNCTIONS, names_in(node))
-        for parameter in parameters_of(node):
+        self._share(FUNCTIONS, self._names_in(node))
+        for parameter in self._parameters(node):
             self._flow(("name", parameter), [ALWAYS])
         self._expression(node.body, _COMPUTED)
 
@@ -517,6 +521,7 @@ class DataFlow:
         transform = via.then(*steps) if steps else via.identity
         match target:
             case ast.Name(id=name):
+                name = self._scoped.get(id(target), name)
                 self._share_all({_item(value), name})
                 self._flow(("name", name), [_atom(value)], transform)
                 self._flow(("name", name), context)
@@ -539,6 +544,19 @@ class DataFlow:
             case _:  # no other target parses; were there one, it would make all computed
                 self._flow(("objects", FUNCTIONS), [ALWAYS])
                 self._share_all(self.bound | {FUNCTIONS})
+
+    def _names_in(self, node: ast.AST) -> set[str]:
+        """The names a piece of the program binds or uses, each in its own scope."""
+        found: set[str] = set()
+        for child in ast.walk(node):
+            if isinstance(child, ast.Name):
+                found.add(self._scoped.get(id(child), child.id))
+            else:
+                found |= _own_names(child)
+        return found
+
+    def _parameters(self, node: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda) -> set[str]:
+        return {_scoped_name(name, node) for name in parameters_of(node)}
 
     def _mutate(self, container: ast.expr, depends: Iterable[Atom]) -> None:
         self._flow(("objects", _item(container)), depends, via.derive)
@@ -574,7 +592,7 @@ class DataFlow:
         outgoing: defaultdict[Atom, list[tuple[Atom, Transform]]] = defaultdict(list)
         for depend, atom, transform in self._edges:
             outgoing[self._resolved(depend)].append((self._resolved(atom), transform))
-        for name in self.bound:
+        for name in self.bound | set(self._scoped.values()):
             # A name has what changed an object it may share.
             outgoing[("objects", self._root(name))].append((("name", name), via.identity))
         found: defaultdict[Atom, set[Source]] = defaultdict(set)
@@ -638,6 +656,36 @@ def _item(node: ast.AST) -> str:
 def _index(target: ast.Subscript | ast.Attribute) -> list[Atom]:
     """What the place an item is stored at depends on: its index (`items[i]`)."""
     return [_atom(target.slice)] if isinstance(target, ast.Subscript) else []
+
+
+def _scoped_name(name: str, scope: ast.AST) -> str:
+    return f"{name}@{id(scope)}"
+
+
+def _scopes(tree: ast.AST) -> dict[int, str]:
+    """The scope of each Name node that means a parameter of its lambda or function, or a
+    variable of its comprehension: `e` in `[e for e in s]` is not the `e` of a loop
+    elsewhere. Inner scopes are walked after outer ones, so the innermost wins."""
+    scoped: dict[int, str] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Lambda | ast.FunctionDef | ast.AsyncFunctionDef):
+            own = parameters_of(node)
+            inside: list[ast.AST] = [node.body] if isinstance(node, ast.Lambda) else node.body
+        elif isinstance(node, ast.ListComp | ast.SetComp | ast.GeneratorExp | ast.DictComp):
+            own = {
+                n.id for g in node.generators for n in ast.walk(g.target) if isinstance(n, ast.Name)
+            }
+            first, *rest = node.generators
+            parts = [node.key, node.value] if isinstance(node, ast.DictComp) else [node.elt]
+            # The first iterable is evaluated outside the comprehension.
+            inside = [*parts, first.target, *first.ifs, *rest]
+        else:
+            continue
+        for part in inside:
+            for child in ast.walk(part):
+                if isinstance(child, ast.Name) and child.id in own:
+                    scoped[id(child)] = _scoped_name(child.id, node)
+    return scoped
 
 
 def _children_first(tree: ast.AST) -> list[ast.AST]:
