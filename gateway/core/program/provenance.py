@@ -670,7 +670,7 @@ def _scopes(tree: ast.AST) -> dict[int, str]:
     for node in ast.walk(tree):
         if isinstance(node, ast.Lambda | ast.FunctionDef | ast.AsyncFunctionDef):
             own = parameters_of(node)
-            inside: list[ast.AST] = [node.body] if isinstance(node, ast.Lambda) else node.body
+            inside: list[ast.AST] = [node.body] if isinstance(node, ast.Lambda) else [*node.body]
         elif isinstance(node, ast.ListComp | ast.SetComp | ast.GeneratorExp | ast.DictComp):
             own = {
                 n.id for g in node.generators for n in ast.walk(g.target) if isinstance(n, ast.Name)
