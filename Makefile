@@ -8,7 +8,7 @@ STAMP := $(VENV)/.installed
 .PHONY: run shell test test-quick lint format typecheck clean \
 	bench-sandbox bench-store bench-http bench-agent bench-replay bench-mcp bench-bank \
 	bench-sandbox-waits bench-soak bench-logging bench-growth bench-scale bench-pgbench bench-call \
-	bench-projector eval-agent
+	bench-projector bench-alternative eval-agent
 
 $(STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "Sluice needs Python 3.11 or newer")'
@@ -112,3 +112,8 @@ bench-call: $(STAMP)
 # application transfer, side by side: where Postgres itself is the limit.
 bench-pgbench: $(STAMP)
 	$(BIN)/python -m benchmarks.bench_pgbench $(ARGS)
+
+# Sluice beside what a user would write instead (FastAPI + eventsourcing.postgres), taking
+# turns on one Postgres: one line per workload and client count, with the ratio.
+bench-alternative: $(STAMP)
+	$(BIN)/python -m benchmarks.bench_alternative $(ARGS)
