@@ -124,6 +124,9 @@ def measure(base: str, operation: Operation, clients: int, seconds: float) -> Tu
                     counts[n] += 1
                 else:
                     refused[n] += 1
+        except BaseException:
+            barrier.abort()  # the others do not wait for this one, and the run fails
+            raise
         finally:
             http.close()
 
@@ -135,6 +138,8 @@ def measure(base: str, operation: Operation, clients: int, seconds: float) -> Tu
     barrier.wait()
     for thread in threads:
         thread.join()
+    if barrier.broken:
+        raise RuntimeError("a client failed: see its traceback above")
     return Turn(sum(counts) / (time.perf_counter() - began), sum(refused))
 
 
