@@ -8,7 +8,7 @@ STAMP := $(VENV)/.installed
 .PHONY: run shell test test-quick lint format typecheck clean \
 	bench-sandbox bench-store bench-http bench-agent bench-replay bench-mcp bench-bank \
 	bench-sandbox-waits bench-soak bench-logging bench-growth bench-scale bench-pgbench bench-call \
-	bench-projector bench-alternative eval-agent
+	bench-projector bench-alternative bench-deployment eval-agent
 
 $(STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "Sluice needs Python 3.11 or newer")'
@@ -117,3 +117,8 @@ bench-pgbench: $(STAMP)
 # turns on one Postgres: one line per workload and client count, with the ratio.
 bench-alternative: $(STAMP)
 	$(BIN)/python -m benchmarks.bench_alternative $(ARGS)
+
+# The compose layout (two gateways, the projector apart, one Postgres) as real processes,
+# beside one `sluice serve`: direct transfers and propose+confirm.
+bench-deployment: $(STAMP)
+	$(BIN)/python -m benchmarks.bench_deployment $(ARGS)

@@ -38,6 +38,7 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any, Protocol, TypeVar
 from urllib.parse import urlsplit
 
 from benchmarks.bench_store import fresh_schema, server_env
@@ -60,18 +61,28 @@ class Client:
         self.connection = http.client.HTTPConnection(parts.hostname or "", parts.port, timeout=30)
 
     def get(self, path: str, headers: dict[str, str] | None = None) -> int:
-        return self._ask("GET", path, None, headers or {})
+        return self._ask("GET", path, None, headers or {})[0]
 
     def post(self, path: str, body: object, headers: dict[str, str] | None = None) -> int:
+        return self.post_json(path, body, headers)[0]
+
+    def post_json(
+        self, path: str, body: object, headers: dict[str, str] | None = None
+    ) -> tuple[int, Any]:
+        """The status and, for a 2xx, the answer's JSON."""
         data = json.dumps(body).encode()
         return self._ask("POST", path, data, {**(headers or {}), **JSON})
 
-    def _ask(self, method: str, path: str, body: bytes | None, headers: dict[str, str]) -> int:
+    def _ask(
+        self, method: str, path: str, body: bytes | None, headers: dict[str, str]
+    ) -> tuple[int, Any]:
         self.connection.request(method, path, body, headers)
         response = self.connection.getresponse()
         text = response.read()
-        if response.status in (200, 409, 503):  # a conflict or a busy store: not done, not wrong
-            return response.status
+        if response.status in (200, 201):
+            return response.status, json.loads(text)
+        if response.status in (409, 503):  # a conflict or a busy store: not done, not wrong
+            return response.status, None
         raise RuntimeError(f"{method} {path}: {response.status} {text[:200]!r}")
 
     def close(self) -> None:
@@ -82,6 +93,11 @@ JSON = {"Content-Type": "application/json"}
 
 # One operation on a client: True when it was done (200).
 Operation = Callable[[Client], bool]
+C = TypeVar("C", bound="Closing")
+
+
+class Closing(Protocol):
+    def close(self) -> None: ...
 
 
 def _pair() -> dict[str, object]:
@@ -109,13 +125,20 @@ class Turn:
 
 def measure(base: str, operation: Operation, clients: int, seconds: float) -> Turn:
     """Operations done per second from `clients` threads, each with its own connection."""
+    return measure_with(lambda _: Client(base), operation, clients, seconds)
+
+
+def measure_with(
+    connect: Callable[[int], C], operation: Callable[[C], bool], clients: int, seconds: float
+) -> Turn:
+    """As `measure`, client n's connection made by `connect(n)`."""
     counts = [0] * clients
     refused = [0] * clients
     barrier = threading.Barrier(clients + 1)
     stop = [0.0]
 
     def client(n: int) -> None:
-        http = Client(base)
+        http = connect(n)
         try:
             operation(http)  # the connection opened before the clock starts
             barrier.wait()
