@@ -14,7 +14,13 @@ Only answers of 200 count as done (a conflict or any other refusal is counted ap
 each workload and client count the two servers take turns, `--rounds` times (the order
 swapped each round), `--seconds` a turn; the figures are the medians of the rounds. The
 alternative has no authentication, no caps, no audit record, no idempotency and no read
-models: Sluice does all of that in the same requests.
+models: Sluice does all of that in the same requests. The clients are the standard library's
+http.client, one keep-alive connection each: a thin client takes less of the cores the
+servers share than httpx does.
+
+For the balance read, a third server takes its turns too (unless `--floor off`): one asyncpg
+statement behind a bare FastAPI route (`benchmarks.floor_server`), what no authenticated read
+on this stack can beat; its rate is printed as a comment line beside the ratio of each round.
 
 One line per workload and client count:
 
@@ -113,6 +119,7 @@ WORKLOADS: dict[str, dict[str, Operation]] = {
     "balance": {
         "sluice": lambda c: c.get("/v1/accounts/alice", ALICE) == 200,
         "alternative": lambda c: c.get("/accounts/alice") == 200,
+        "floor": lambda c: c.get("/accounts/alice") == 200,
     },
 }
 
@@ -193,6 +200,14 @@ def alternative_server(stack: ExitStack, cache: bool) -> Iterator[str]:
         yield base
 
 
+@contextmanager
+def floor_server(stack: ExitStack) -> Iterator[str]:
+    argv = [sys.executable, "-m", "benchmarks.floor_server", "--database-url",
+            support.database_url()]  # fmt: skip
+    with served_process(argv, dict(os.environ)) as (base, _):
+        yield base
+
+
 def load() -> str:
     one, five, _ = os.getloadavg()
     return f"load average {one:.2f} (1 min), {five:.2f} (5 min)"
@@ -205,9 +220,10 @@ def run(
     turns: dict[tuple[str, int], dict[str, list[Turn]]] = {}
     for workload, operations in WORKLOADS.items():
         for count in clients:
-            taken = turns[workload, count] = {side: [] for side in SIDES}
+            sides = [side for side in operations if side in bases]
+            taken = turns[workload, count] = {side: [] for side in sides}
             for round_number in range(rounds):
-                order = SIDES if round_number % 2 == 0 else SIDES[::-1]
+                order = sides if round_number % 2 == 0 else sides[::-1]
                 for side in order:
                     taken[side].append(measure(bases[side], operations[side], count, seconds))
     return turns
@@ -228,6 +244,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--clients", default="1,8")
     parser.add_argument(
+        "--floor",
+        choices=["on", "off"],
+        default="on",
+        help="serve the balance read's floor too (benchmarks.floor_server), taking turns",
+    )
+    parser.add_argument(
         "--alternative-cache",
         choices=["on", "off"],
         default="on",
@@ -243,10 +265,22 @@ def main(argv: Sequence[str] | None = None) -> int:
                 alternative_server(stack, args.alternative_cache == "on")
             ),
         }
+        if args.floor == "on":
+            bases["floor"] = stack.enter_context(floor_server(stack))
         turns = run(bases, clients, args.seconds, args.rounds)
     for (workload, count), sides in turns.items():
         rates = {side: statistics.median(t.rate for t in sides[side]) for side in SIDES}
         print(line(workload, count, rates["sluice"], rates["alternative"]))
+    for (workload, count), sides in turns.items():
+        each = [s.rate / a.rate for s, a in zip(sides["sluice"], sides["alternative"], strict=True)]
+        print(f"# {workload} {count}: ratio of each round {min(each):.2f} to {max(each):.2f}")
+        if "floor" in sides:
+            floor = statistics.median(t.rate for t in sides["floor"])
+            alternative = statistics.median(t.rate for t in sides["alternative"])
+            print(
+                f"# {workload} {count}: floor {floor:.0f}/s (one asyncpg statement behind a bare "
+                f"FastAPI route), {floor / alternative:.2f} of the alternative"
+            )
     refused = {
         f"{workload} {count} {side}": sum(t.refused for t in taken)
         for (workload, count), sides in turns.items()
