@@ -156,7 +156,7 @@ class Proposals:
         guarded by the run's version as well as by the read set's, so if another request
         changed the run meanwhile (decided it, previewed it again) nothing is written, and
         the run is read from the store to answer (`_after_conflict`)."""
-        run = self._load(principal, run_id, proposed_here=True)
+        run = self._load(principal, run_id, proposed_here=preview_hash)
         settled = self._settled(run, preview_hash)
         if settled is not None:
             return settled
@@ -310,11 +310,14 @@ class Proposals:
         run_id: str,
         *,
         reading: bool = False,
-        proposed_here: bool = False,
+        proposed_here: str | None = None,
     ) -> Run:
-        """The run, read from the store; or, `proposed_here`, as this process saved it when it
-        proposed it, if it still has it (each such run is handed out once)."""
-        run: object = self.proposed_here.take(run_id) if proposed_here else None
+        """The run, read from the store; or, given the preview hash a confirmation names
+        (`proposed_here`), as this process saved it when it proposed it, if it still has it
+        (each such run is handed out once) with that very preview; any other is read again."""
+        kept = self.proposed_here.take(run_id) if proposed_here else None
+        # A run previewed again since (here or elsewhere) is read again: the store says.
+        run: object = kept if kept is not None and kept.preview_hash == proposed_here else None
         if run is None:
             try:
                 run = self.ledger.load_record(UUID(run_id))

@@ -384,3 +384,19 @@ def test_a_proposal_confirmed_elsewhere_is_committed_once_when_confirmed_where_p
 
     assert (first.status, again.status) == ("committed", "committed")
     assert accounts_state(gateway.ledger) == after_first
+
+
+def test_a_proposal_previewed_again_where_it_was_proposed_commits_its_new_preview(
+    gateway: Gateway, who: Callable[[str], PrincipalView]
+) -> None:
+    alice = who("alice")
+    proposal = gateway.propose(alice, "python", PAY_BOB)
+    gateway.call(who("teller"), "deposit", {"account": "alice", "amount": 5})
+    fresh = gateway.refresh(alice, proposal.id)
+    assert fresh.preview_hash != proposal.preview_hash
+    before = accounts_state(gateway.ledger)
+
+    outcome = gateway.confirm(alice, proposal.id, fresh.preview_hash)
+
+    assert outcome.status == "committed"
+    assert accounts_state(gateway.ledger)["bob"][0] == before["bob"][0] + Decimal("30.00")
