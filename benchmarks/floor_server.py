@@ -53,7 +53,8 @@ def create_app(database_url: str) -> FastAPI:
     @app.post("/transfer")
     async def transfer(body: dict[str, Any]) -> dict[str, Any]:
         async with pools[0].acquire() as conn, conn.transaction():
-            for name, change in ((body["payer"], -1), (body["payee"], 1)):
+            # In name order, as any transfer must lock two rows, or two of them deadlock.
+            for name, change in sorted(((body["payer"], -1), (body["payee"], 1))):
                 await conn.execute(
                     f"INSERT INTO {table} VALUES ($1, $2) ON CONFLICT (name) "
                     f"DO UPDATE SET balance = {table}.balance + $2",
