@@ -8,7 +8,7 @@ STAMP := $(VENV)/.installed
 .PHONY: run shell test test-ha test-quick lint format typecheck clean bench-standby \
 	bench-sandbox bench-store bench-http bench-agent bench-replay bench-mcp bench-bank \
 	bench-sandbox-waits bench-soak bench-logging bench-growth bench-scale bench-pgbench bench-call \
-	bench-projector eval-agent eval-injection
+	bench-projector bench-alternative bench-deployment eval-agent eval-injection
 
 $(STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "Sluice needs Python 3.11 or newer")'
@@ -130,3 +130,13 @@ bench-pgbench: $(STAMP)
 # standby (SLUICE_READ_DATABASE_URL): a primary and standby of its own, two gateways.
 bench-standby: $(STAMP)
 	$(BIN)/python -m benchmarks.bench_standby $(ARGS)
+
+# Sluice beside what a user would write instead (FastAPI + eventsourcing.postgres), taking
+# turns on one Postgres: one line per workload and client count, with the ratio.
+bench-alternative: $(STAMP)
+	$(BIN)/python -m benchmarks.bench_alternative $(ARGS)
+
+# The compose layout (two gateways, the projector apart, one Postgres) as real processes,
+# beside one `sluice serve`: direct transfers and propose+confirm.
+bench-deployment: $(STAMP)
+	$(BIN)/python -m benchmarks.bench_deployment $(ARGS)

@@ -108,6 +108,12 @@ class Gateway:
             )
         return replace(principal, interface=interface)
 
+    def remembered(self, api_key: str | None, interface: str | None) -> PrincipalView | None:
+        """The principal this process remembers for the key, asking no store: what
+        `async_admitted` admits unless the principals moved since (then it admits nothing)."""
+        known = self.keys.known(api_key, self.clock()) if api_key else None
+        return None if known is None else replace(known[0], interface=interface)
+
     async def async_admitted(
         self, api_key: str | None, interface: str | None, limiter: RateLimiter
     ) -> PrincipalView | None:

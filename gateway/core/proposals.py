@@ -34,6 +34,7 @@ from gateway.core.policy.caps import Caps
 from gateway.core.policy.decisions import may_decide_run, may_read_run, visible_accounts
 from gateway.core.program.errors import ProgramError
 from gateway.core.program.runner import Preview, ProgramRunner
+from gateway.core.proposed_here import ProposedHere
 from gateway.core.results import Outcome, Proposal
 from gateway.core.runs import outcome_of, proposal_of
 from gateway.core.staleness import moved_since_preview
@@ -71,6 +72,9 @@ class Proposals:
         self.caps = caps
         self.clock = clock
         self.running = running
+        # The runs this process proposed that wait for a confirmation: the confirmation that
+        # follows here takes its run from these instead of reading it from the store.
+        self.proposed_here = ProposedHere()
 
     def propose(
         self, principal: PrincipalView, language: str, source: str, *, request: str | None = None
@@ -95,7 +99,10 @@ class Proposals:
         if not preview.writes and self.caps.complete_reads_at_once:
             run.confirm(principal.name)
             run.commit([])
-        return _placed(proposal_of(run), self.ledger.save(run))
+        placed = _placed(proposal_of(run), self.ledger.save(run))
+        if run.status == PENDING:
+            self.proposed_here.put(run)
+        return placed
 
     def get(self, principal: PrincipalView, run_id: str) -> Proposal:
         run = self._load(principal, run_id, reading=True)
@@ -143,8 +150,13 @@ class Proposals:
         """Commit the confirmed preview once; a stale one gets a conflict and a fresh preview.
 
         Any number of requests may decide one proposal at once: whichever loses a race on
-        the run reads it again and answers as the winner left it (200, 409 or 410)."""
-        run = self._load(principal, run_id)
+        the run reads it again and answers as the winner left it (200, 409 or 410).
+
+        A run this process proposed is taken as it was saved, not read again: the commit is
+        guarded by the run's version as well as by the read set's, so if another request
+        changed the run meanwhile (decided it, previewed it again) nothing is written, and
+        the run is read from the store to answer (`_after_conflict`)."""
+        run = self._load(principal, run_id, proposed_here=preview_hash)
         settled = self._settled(run, preview_hash)
         if settled is not None:
             return settled
@@ -292,11 +304,25 @@ class Proposals:
             "expires_at": self.clock() + timedelta(seconds=self.caps.proposal_ttl_seconds),
         }
 
-    def _load(self, principal: PrincipalView, run_id: str, *, reading: bool = False) -> Run:
-        try:
-            run: object = self.ledger.load_record(UUID(run_id))
-        except (ValueError, AggregateNotFoundError):
-            raise GatewayError("not-found", f"no proposal {run_id}") from None
+    def _load(
+        self,
+        principal: PrincipalView,
+        run_id: str,
+        *,
+        reading: bool = False,
+        proposed_here: str | None = None,
+    ) -> Run:
+        """The run, read from the store; or, given the preview hash a confirmation names
+        (`proposed_here`), as this process saved it when it proposed it, if it still has it
+        (each such run is handed out once) with that very preview; any other is read again."""
+        kept = self.proposed_here.take(run_id) if proposed_here else None
+        # A run previewed again since (here or elsewhere) is read again: the store says.
+        run: object = kept if kept is not None and kept.preview_hash == proposed_here else None
+        if run is None:
+            try:
+                run = self.ledger.load_record(UUID(run_id))
+            except (ValueError, AggregateNotFoundError):
+                raise GatewayError("not-found", f"no proposal {run_id}") from None
         if not isinstance(run, Run):
             raise GatewayError("not-found", f"no proposal {run_id}")
         allowed = may_read_run if reading else may_decide_run

@@ -325,3 +325,78 @@ def test_a_proposal_survives_a_restart_and_is_confirmed_by_another_process(
     assert '"status": "committed"' in done.stdout
     with Ledger(env=eventsourcing_env(url)) as reopened:
         assert accounts_state(reopened)["bob"][0] == Decimal("30.00")
+
+
+# A confirmation in the process that proposed takes the run as that process saved it; what
+# another process did to the run meanwhile still decides the answer, and nothing is written.
+
+
+@pytest.fixture
+def elsewhere(gateway: Gateway, catalog: Catalog, sandbox: Sandbox, clock: Clock) -> Gateway:
+    """Another gateway on the same store: runs it proposes or decides are not the first's."""
+    return make_gateway(gateway.ledger, catalog, sandbox, clock)
+
+
+def test_a_proposal_rejected_elsewhere_is_gone_when_confirmed_where_it_was_proposed(
+    gateway: Gateway, elsewhere: Gateway, who: Callable[[str], PrincipalView]
+) -> None:
+    alice = who("alice")
+    proposal = gateway.propose(alice, "python", PAY_BOB)
+    elsewhere.reject(alice, proposal.id)
+    before = accounts_state(gateway.ledger)
+
+    with pytest.raises(GatewayError) as refused:
+        gateway.confirm(alice, proposal.id, proposal.preview_hash)
+
+    assert refused.value.kind == "gone"
+    assert "is rejected" in str(refused.value)
+    assert accounts_state(gateway.ledger) == before
+    assert gateway.proposal(alice, proposal.id).status == "rejected"
+
+
+def test_a_proposal_previewed_again_elsewhere_commits_only_its_new_preview(
+    gateway: Gateway, elsewhere: Gateway, who: Callable[[str], PrincipalView]
+) -> None:
+    alice = who("alice")
+    proposal = gateway.propose(alice, "python", PAY_BOB)
+    elsewhere.call(who("teller"), "deposit", {"account": "alice", "amount": 5})
+    fresh = elsewhere.refresh(alice, proposal.id)
+    before = accounts_state(gateway.ledger)
+
+    with pytest.raises(StaleProposalError):
+        gateway.confirm(alice, proposal.id, proposal.preview_hash)
+    assert accounts_state(gateway.ledger) == before
+
+    outcome = gateway.confirm(alice, proposal.id, fresh.preview_hash)
+    assert outcome.status == "committed"
+    assert accounts_state(gateway.ledger)["bob"][0] == before["bob"][0] + Decimal("30.00")
+
+
+def test_a_proposal_confirmed_elsewhere_is_committed_once_when_confirmed_where_proposed(
+    gateway: Gateway, elsewhere: Gateway, who: Callable[[str], PrincipalView]
+) -> None:
+    alice = who("alice")
+    proposal = gateway.propose(alice, "python", PAY_BOB)
+    first = elsewhere.confirm(alice, proposal.id, proposal.preview_hash)
+    after_first = accounts_state(gateway.ledger)
+
+    again = gateway.confirm(alice, proposal.id, proposal.preview_hash)
+
+    assert (first.status, again.status) == ("committed", "committed")
+    assert accounts_state(gateway.ledger) == after_first
+
+
+def test_a_proposal_previewed_again_where_it_was_proposed_commits_its_new_preview(
+    gateway: Gateway, who: Callable[[str], PrincipalView]
+) -> None:
+    alice = who("alice")
+    proposal = gateway.propose(alice, "python", PAY_BOB)
+    gateway.call(who("teller"), "deposit", {"account": "alice", "amount": 5})
+    fresh = gateway.refresh(alice, proposal.id)
+    assert fresh.preview_hash != proposal.preview_hash
+    before = accounts_state(gateway.ledger)
+
+    outcome = gateway.confirm(alice, proposal.id, fresh.preview_hash)
+
+    assert outcome.status == "committed"
+    assert accounts_state(gateway.ledger)["bob"][0] == before["bob"][0] + Decimal("30.00")

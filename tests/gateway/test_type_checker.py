@@ -95,3 +95,35 @@ def test_a_checker_session_recycled_after_its_checks_still_checks_and_runs(
     finally:
         sandbox.close()
     assert balances(demo_ledger)["bob"] == Decimal(0)
+
+
+INT_PROBE = "def probe() -> int: ...\n"
+STR_PROBE = "def probe() -> str: ...\n"
+
+
+def test_a_program_that_passed_is_not_checked_again_against_the_same_stubs() -> None:
+    checker = TypeChecker(sessions=1, wait_seconds=0.2, request_timeout=10)
+    try:
+        checker.check("total = probe() + 1", INT_PROBE)
+        held = checker._take(INT_PROBE)  # the only session, so no check can run now
+        try:
+            checker.check("total = probe() + 1", INT_PROBE)  # remembered: no session needed
+            with pytest.raises(TimeoutError):
+                checker.check("total = probe() + 2", INT_PROBE)  # a new text waits for one
+        finally:
+            checker._give_back(held, keep=True)
+    finally:
+        checker.close()
+
+
+def test_a_program_that_passed_against_some_stubs_is_checked_in_full_against_others() -> None:
+    checker = TypeChecker(sessions=1, wait_seconds=5, request_timeout=10)
+    try:
+        checker.check("total = probe() + 1", INT_PROBE)
+        with pytest.raises(CheckedTypeError) as refused:
+            checker.check("total = probe() + 1", STR_PROBE)
+        checker.check("total = probe() + 1", INT_PROBE)
+    finally:
+        checker.close()
+
+    assert "unsupported-operator" in refused.value.display()

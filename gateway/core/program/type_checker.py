@@ -37,6 +37,7 @@ from pydantic_monty import (
     NameLookupSnapshot,
 )
 
+from gateway.core.program.checked_sources import CheckedSources
 from gateway.core.program.cpu_pairing import CpuPairing
 
 STOP = "sluice_checked_stop"
@@ -100,7 +101,8 @@ class TypeChecker:
     `check` raises `CheckedTypeError` (its lines those of the program), `MontyCrashedError`
     when the worker died or timed out, `CheckerError` when it did what a check never does,
     and `TimeoutError` when no session came free in time. A syntax error is left for the
-    run, which reports it in place."""
+    run, which reports it in place. A text that passed against the same stubs before is not
+    checked again (`checked_sources`)."""
 
     def __init__(
         self,
@@ -124,6 +126,7 @@ class TypeChecker:
         self._idle = _Idle()
         self._live = 0
         self._cond = threading.Condition()
+        self.checked = CheckedSources()
 
     def start(self) -> None:
         with self._cond:
@@ -144,6 +147,8 @@ class TypeChecker:
     def check(self, source: str, stubs: str) -> None:
         if STOP in source:
             raise ValueError(f"a program naming {STOP} is checked in a fresh session")
+        if self.checked.passed(source, stubs):
+            return
         self.start()
         warm = self._take(stubs)
         keep = False
@@ -152,6 +157,7 @@ class TypeChecker:
             with self._pairing.paired(warm.session.worker_pid):
                 _check_in(warm.session, source)
             keep = warm.checks < CHECKS_PER_SESSION
+            self.checked.remember(source, stubs)
         except CheckedTypeError:
             keep = warm.checks < CHECKS_PER_SESSION
             raise

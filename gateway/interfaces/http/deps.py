@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+import asyncio
+from collections.abc import Awaitable, Callable
+from typing import Annotated, TypeVar
 
 from fastapi import Depends, Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
@@ -15,6 +17,7 @@ from gateway.core.facade import Gateway
 from gateway.core.policy.rate import RateLimiter
 from gateway.core.read_side import ReadSide
 
+T = TypeVar("T")
 bearer = HTTPBearer(auto_error=False, description="An API key: `Authorization: Bearer sk-...`")
 
 
@@ -56,15 +59,64 @@ CLIENT_HEADER = "x-sluice-client"
 SESSION_COOKIE = "sluice_console"
 
 
-async def get_principal(
-    request: Request,
-    credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(bearer)],
-) -> PrincipalView:
+Credentials = Annotated[HTTPAuthorizationCredentials | None, Depends(bearer)]
+
+
+async def get_principal(request: Request, credentials: Credentials) -> PrincipalView:
     """The key's principal, counted against its request cap. A key this process remembers is
     checked on the event loop where the store reads asynchronously (Postgres); otherwise in
     one thread of the pool, as a plain dependency would be."""
     gateway = _sluice(request).gateway
     limiter: RateLimiter = request.app.state.request_limiter
+    key, interface = _key_of(request, credentials)
+    principal = await gateway.async_admitted(key, interface, limiter)
+    if principal is not None:
+        return principal
+    return await run_in_threadpool(_admitted, gateway, limiter, key, interface, principal)
+
+
+async def admitted_reading(
+    request: Request,
+    credentials: HTTPAuthorizationCredentials | None,
+    read: Callable[[PrincipalView], Awaitable[T | None]],
+) -> tuple[PrincipalView, T | None]:
+    """The key's principal, as `get_principal` admits it, and what `read` answers for it.
+
+    For a key this process remembers, the read starts beside the admission's statement,
+    for the principal remembered, instead of after it: one round trip's wait instead of
+    two. Its answer (or refusal) counts only if the admission admits that very principal;
+    else it is dropped, and the read is made again for the principal admitted."""
+    gateway = _sluice(request).gateway
+    limiter: RateLimiter = request.app.state.request_limiter
+    key, interface = _key_of(request, credentials)
+    remembered = gateway.remembered(key, interface) if limiter.admits_async else None
+    if remembered is None:
+        principal = await get_principal(request, credentials)
+        return principal, await read(principal)
+    admitted, answered = await asyncio.gather(
+        gateway.async_admitted(key, interface, limiter), _outcome(read(remembered))
+    )
+    if admitted is None:
+        admitted = await run_in_threadpool(_admitted, gateway, limiter, key, interface, None)
+    if admitted != remembered:
+        return admitted, await read(admitted)
+    value, refused = answered
+    if refused is not None:
+        raise refused
+    return admitted, value
+
+
+async def _outcome(read: Awaitable[T]) -> tuple[T | None, Exception | None]:
+    """What `read` answers, or the error it raises, both kept for later."""
+    try:
+        return await read, None
+    except Exception as error:
+        return None, error
+
+
+def _key_of(request: Request, credentials: HTTPAuthorizationCredentials | None) -> tuple[str, str]:
+    """The API key the request carries, and the interface it came by; `unauthenticated`
+    when it carries none."""
     # The console says it is the console; the header is a label for the record, not a
     # credential (the key and its scope decide what may be done).
     console = request.headers.get(CLIENT_HEADER) == "console"
@@ -76,11 +128,7 @@ async def get_principal(
         raise GatewayError("unauthenticated", "send `Authorization: Bearer <api key>`")
     else:
         key = credentials.credentials
-    interface = "console" if console else "http"
-    principal = await gateway.async_admitted(key, interface, limiter)
-    if principal is not None:
-        return principal
-    return await run_in_threadpool(_admitted, gateway, limiter, key, interface, principal)
+    return key, "console" if console else "http"
 
 
 def _admitted(

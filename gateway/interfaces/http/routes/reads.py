@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from typing import Annotated, ParamSpec, TypeVar
+from typing import Annotated, Concatenate, ParamSpec, TypeVar
 
-from fastapi import APIRouter, Path, Query
+from fastapi import APIRouter, Path, Query, Request
+from fastapi.security import HTTPAuthorizationCredentials
 from starlette.concurrency import run_in_threadpool
 
 from application.bank import results as bank
+from application.principals import PrincipalView
 from gateway.core.paging import Page
-from gateway.interfaces.http.deps import PrincipalDep, ReadSideDep
+from gateway.interfaces.http.deps import Credentials, PrincipalDep, ReadSideDep, admitted_reading
 from gateway.interfaces.http.paging import Cursor, Limit, MinPosition
 from gateway.interfaces.http.schemas import (
     PROBLEMS,
@@ -37,8 +39,9 @@ Consistent = Annotated[
     "/accounts", response_model=Page[AccountView], operation_id="list_accounts", tags=["accounts"]
 )
 async def accounts(
+    request: Request,
     read_side: ReadSideDep,
-    principal: PrincipalDep,
+    credentials: Credentials,
     cursor: Cursor = None,
     limit: Limit = 100,
     consistent: Consistent = False,
@@ -47,9 +50,10 @@ async def accounts(
     """The accounts this principal may see (a customer: its own), by account id, a page at
     a time."""
     return await _served(
+        request,
+        credentials,
         read_side.async_accounts_page,
         read_side.accounts_page,
-        principal,
         cursor=cursor,
         limit=limit,
         consistent=consistent,
@@ -61,17 +65,19 @@ async def accounts(
     "/accounts/{account}", response_model=AccountView, operation_id="get_account", tags=["accounts"]
 )
 async def account(
+    request: Request,
     read_side: ReadSideDep,
-    principal: PrincipalDep,
+    credentials: Credentials,
     account: AccountId,
     consistent: Consistent = False,
     min_position: MinPosition = None,
 ) -> bank.AccountView:
     """One account and its balance."""
     return await _served(
+        request,
+        credentials,
         read_side.async_account,
         read_side.account,
-        principal,
         account,
         consistent=consistent,
         min_position=min_position,
@@ -127,14 +133,19 @@ async def run(
 
 
 async def _served(
-    on_loop: Callable[P, Awaitable[T | None]],
-    in_thread: Callable[P, T],
+    request: Request,
+    credentials: HTTPAuthorizationCredentials | None,
+    on_loop: Callable[Concatenate[PrincipalView, P], Awaitable[T | None]],
+    in_thread: Callable[Concatenate[PrincipalView, P], T],
     *args: P.args,
     **kwargs: P.kwargs,
 ) -> T:
     """The read answered on the event loop where the store reads asynchronously
-    (Postgres), without a worker thread; else (None) by its blocking twin in a thread."""
-    answered = await on_loop(*args, **kwargs)
+    (Postgres), without a worker thread, beside the key's admission (`admitted_reading`);
+    else (None) by its blocking twin in a thread."""
+    principal, answered = await admitted_reading(
+        request, credentials, lambda who: on_loop(who, *args, **kwargs)
+    )
     if answered is not None:
         return answered
-    return await run_in_threadpool(in_thread, *args, **kwargs)
+    return await run_in_threadpool(in_thread, principal, *args, **kwargs)
