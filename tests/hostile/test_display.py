@@ -309,7 +309,7 @@ def test_sluice_confirm_shows_an_agents_proposal_inert_and_set_apart(
         return
     shown = served.cli("confirm", proposal["id"], "--as", "alice", stdin="n\n")
     check_shown(shown, source, expected)
-    assert "Declined: nothing was written." in shown
+    assert "Not confirmed: nothing was written." in shown
 
 
 @pytest.mark.parametrize(("source", "expected"), cases("sluice shell"))
