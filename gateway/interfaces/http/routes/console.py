@@ -71,8 +71,8 @@ class SignInHelp(BaseModel):
 
 
 KEYS_COME_FROM = (
-    "An operator issues each person a key with `sluice principal add NAME --role ROLE` or "
-    "`sluice principal key NAME`; it is printed once."
+    "An operator issues each person a key with: sluice principal add NAME --role ROLE, or "
+    "sluice principal key NAME. It is printed once."
 )
 
 
