@@ -11,7 +11,6 @@ from collections.abc import Collection, Iterator
 from contextlib import contextmanager
 from dataclasses import replace
 from typing import Any
-from uuid import UUID
 
 from pydantic import ValidationError
 
@@ -40,7 +39,6 @@ from gateway.core.policy.decisions import (
     may_call_directly,
     may_decide,
     may_decide_by_form,
-    may_read_any_run,
     visible_accounts,
 )
 from gateway.core.policy.rate import PROGRAMS, RateLimiter
@@ -48,7 +46,7 @@ from gateway.core.program.runner import ProgramRunner
 from gateway.core.program.sandbox import CallRefusedError, SandboxBusyError
 from gateway.core.proposals import Clock, Proposals, Recorder, utc_now
 from gateway.core.results import Outcome, Proposal, Sheet
-from gateway.core.run_ids import RunIdError, resolve_run_id
+from gateway.core.run_ids import run_id_for
 from gateway.core.runs import outcome_of
 from gateway.core.text_fields import check_source, check_words
 
@@ -280,23 +278,8 @@ class Gateway:
         return self.proposals.get(principal, self.run_id(principal, run_id, "proposal"))
 
     def run_id(self, principal: PrincipalView, given: str, noun: str = "run") -> str:
-        """The whole id of the run `given` names: itself, or the one run this principal may
-        read whose id starts with it (not-found when none does, invalid-request when several
-        do)."""
-        try:
-            return str(UUID(given))
-        except ValueError:
-            pass
-        if self.queries is None:  # no read models to search: only whole ids
-            raise GatewayError("not-found", f"no {noun} {given}: give the whole id")
-        self.queries.read_models.catch_up()  # a run proposed a moment ago is found too
-        owner = None if may_read_any_run(principal) else principal.name
-        try:
-            return resolve_run_id(self.queries.read_models.store, given, principal=owner, noun=noun)
-        except RunIdError as error:
-            raise GatewayError(
-                "invalid-request" if error.ambiguous else "not-found", str(error)
-            ) from None
+        """The whole id of the run `given` names, among those the principal may read."""
+        return run_id_for(self.queries, principal, given, noun)
 
     def confirm(
         self,

@@ -9,7 +9,11 @@ from __future__ import annotations
 import string
 from uuid import UUID
 
+from application.principals import PrincipalView
+from application.read_models.queries import ReadModelQueries
 from application.read_models.store import ReadModelStore
+from gateway.core.errors import GatewayError
+from gateway.core.policy.decisions import may_read_any_run
 
 # Where the dashes of a run id's text fall (8-4-4-4-12 hex digits).
 DASHES = (8, 12, 16, 20)
@@ -60,3 +64,25 @@ def dashed(digits: str) -> str:
         last = cut
     parts.append(digits[last:])
     return "-".join(parts)
+
+
+def run_id_for(
+    queries: ReadModelQueries | None, principal: PrincipalView, given: str, noun: str = "run"
+) -> str:
+    """The whole id of the run `given` names: itself, or the one run this principal may read
+    whose id starts with it (GatewayError not-found when none does, invalid-request when
+    several do)."""
+    try:
+        return str(UUID(given))
+    except ValueError:
+        pass
+    if queries is None:  # no read models to search: only whole ids
+        raise GatewayError("not-found", f"no {noun} {given}: give the whole id")
+    queries.read_models.catch_up()  # a run proposed a moment ago is found too
+    owner = None if may_read_any_run(principal) else principal.name
+    try:
+        return resolve_run_id(queries.read_models.store, given, principal=owner, noun=noun)
+    except RunIdError as error:
+        raise GatewayError(
+            "invalid-request" if error.ambiguous else "not-found", str(error)
+        ) from None
