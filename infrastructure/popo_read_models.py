@@ -139,6 +139,15 @@ class POPOReadModelStore(POPOTrackingRecorder, ReadModelStore):
             ]
         return sorted(rows, key=lambda r: -r.position)[:limit]
 
+    def run_ids_starting(self, start: str, principal: str | None, limit: int) -> list[str]:
+        with self._database_lock:
+            found = [
+                r.run_id
+                for r in self._runs.values()
+                if r.run_id.startswith(start) and (principal is None or r.principal == principal)
+            ]
+        return found[:limit]
+
     def reset(self, projection: str, tracking_name: str) -> None:
         with self._database_lock:
             self._tables()[projection].clear()

@@ -210,6 +210,15 @@ class SQLiteReadModelStore(SQLiteTrackingRecorder, ReadModelStore):
         rows = self._select(sql + " ORDER BY position DESC LIMIT ?", [*params, limit])
         return [RunRow(**{key: r[key] for key in ("run_id", *RUN_COLUMNS)}) for r in rows]
 
+    def run_ids_starting(self, start: str, principal: str | None, limit: int) -> list[str]:
+        # A range on the primary key: every id starting so sorts between `start` and it + "g".
+        sql = f"SELECT run_id FROM {self.prefix}runs WHERE run_id >= ? AND run_id < ?"
+        params: list[Any] = [start, start + "g"]
+        if principal is not None:
+            sql += " AND principal = ?"
+            params.append(principal)
+        return [r["run_id"] for r in self._select(sql + " LIMIT ?", [*params, limit])]
+
     def reset(self, projection: str, tracking_name: str) -> None:
         with self.datastore.transaction(commit=True) as c:
             c.execute("DELETE FROM tracking WHERE application_name = ?", (tracking_name,))

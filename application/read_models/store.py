@@ -170,6 +170,11 @@ class ReadModelStore(TrackingRecorder, ABC):
         status and of this principal (None: any), proposed before position `before`."""
 
     @abstractmethod
+    def run_ids_starting(self, start: str, principal: str | None, limit: int) -> list[str]:
+        """At most `limit` run ids that start with `start` (lower-case hex, dashed as a run
+        id is), of this principal (None: any)."""
+
+    @abstractmethod
     def reset(self, projection: str, tracking_name: str) -> None:
         """Forget a projection's rows, dead letters and position: it rebuilds from the start."""
 

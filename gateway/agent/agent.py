@@ -30,6 +30,7 @@ from domain.conversation import PROGRAM, Conversation, Turn
 from gateway.agent.answer_parts import Answer
 from gateway.agent.answerer import Answerer
 from gateway.agent.authors import Authors
+from gateway.agent.catalog_form import uses_stubs
 from gateway.agent.config import AgentConfig
 from gateway.agent.context import planner_messages, planner_turns, status_line
 from gateway.agent.conversations import Conversations
@@ -188,10 +189,9 @@ class Agent:
             lambda turn: self._status(principal, turn),
             self.config.history_turns,
         )
-        stubs = self.config.catalog == "stubs"
-        if stubs:
-            system = planner_stubs_prompt(principal, self.gateway.catalog_for(principal))
-        else:
+        system = planner_stubs_prompt(principal, self.gateway.catalog_for(principal))
+        stubs = uses_stubs(self.config.catalog, system)
+        if not stubs:
             system = planner_prompt(principal, self.gateway.directory(principal))
         messages = planner_messages(system, history, request)
         # With the stubs the planner has every sheet already: it has none to ask for.

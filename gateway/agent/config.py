@@ -14,14 +14,14 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Literal, get_args
 
+from gateway.agent.catalog_form import CATALOG_FORMS, CatalogForm
 from gateway.core.errors import GatewayError
 
 StructuredOutput = Literal["auto", "json_schema", "text"]
 STRUCTURED_OUTPUTS: tuple[str, ...] = get_args(StructuredOutput)
 # directory: a line per use case, sheets read on demand (fewer tokens, more model calls);
-# stubs: the documented Python stubs and examples at once (one call; what small models need).
-CatalogForm = Literal["directory", "stubs"]
-CATALOG_FORMS: tuple[CatalogForm, ...] = get_args(CatalogForm)
+# stubs: the documented Python stubs and examples at once (one call; what small models need);
+# auto: the stubs while they fit a token budget, else the directory (catalog_form.py).
 
 BASE_URL = "SLUICE_LLM_BASE_URL"
 MODEL = "SLUICE_LLM_MODEL"
@@ -70,7 +70,7 @@ class AgentConfig:
     temperature: float | None = None
     history_turns: int = 12
     # How the planner is shown what it may call (CatalogForm).
-    catalog: CatalogForm = "directory"
+    catalog: CatalogForm = "auto"
     problems: tuple[str, ...] = ()
 
     @classmethod
@@ -100,10 +100,10 @@ class AgentConfig:
         if output not in STRUCTURED_OUTPUTS:
             problems.append(f"{OUTPUT}={output!r} is not one of {', '.join(STRUCTURED_OUTPUTS)}")
             output = "auto"
-        catalog = text(CATALOG) or "directory"
+        catalog = text(CATALOG) or "auto"
         if catalog not in CATALOG_FORMS:
             problems.append(f"{CATALOG}={catalog!r} is not one of {', '.join(CATALOG_FORMS)}")
-            catalog = "directory"
+            catalog = "auto"
         temperature = text(TEMPERATURE)
         return cls(
             model=text(MODEL),

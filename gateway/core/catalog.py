@@ -44,8 +44,11 @@ class Catalog:
 
     def directory(self) -> str:
         """The header, then one line per use case: `- transfer [write] Send money ...`."""
-        lines = [f"- {u.name} [{u.kind}] {u.summary()}" for u in self._by_name.values()]
-        return "\n".join([self.header, *lines]) + "\n"
+        return "\n".join([self.header, *self.entries()]) + "\n"
+
+    def entries(self) -> list[str]:
+        """The directory's lines without its header (which speaks to a model)."""
+        return [f"- {u.name} [{u.kind}] {u.summary()}" for u in self._by_name.values()]
 
     def sheet(self, name: str) -> Sheet:
         return sheet_of(self.get(name))

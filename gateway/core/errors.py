@@ -22,6 +22,7 @@ ErrorKind = Literal[
     "cap-exceeded",
     "refused",
     "conflict",
+    "wrong-preview-hash",
     "gone",
     "rate-limited",
     "unavailable",
@@ -103,11 +104,19 @@ class StaleProposalError(GatewayError):
     it as the problem's `proposal` (without its outcome)."""
 
     def __init__(
-        self, message: str, proposal: Proposal, *, refusal: DomainError | None = None
+        self,
+        message: str,
+        proposal: Proposal,
+        *,
+        refusal: DomainError | None = None,
+        kind: ErrorKind = "conflict",
     ) -> None:
+        """`kind` is `conflict` when the store moved on since the preview, and
+        `wrong-preview-hash` when the hash given was never (or is no longer) the proposal's
+        preview: nothing moved, the caller confirmed something it was not shown."""
         shown = proposal.model_dump(mode="json", exclude={"outcome"})
         super().__init__(
-            "conflict", message, run_id=proposal.id, extra={"proposal": shown}, refusal=refusal
+            kind, message, run_id=proposal.id, extra={"proposal": shown}, refusal=refusal
         )
         self.stale = StaleConfirmation(run_id=proposal.id, message=self.message, proposal=proposal)
 

@@ -46,6 +46,7 @@ from gateway.core.program.runner import ProgramRunner
 from gateway.core.program.sandbox import CallRefusedError, SandboxBusyError
 from gateway.core.proposals import Clock, Proposals, Recorder, utc_now
 from gateway.core.results import Outcome, Proposal, Sheet
+from gateway.core.run_ids import run_id_for
 from gateway.core.runs import outcome_of
 from gateway.core.text_fields import check_source, check_words
 
@@ -279,7 +280,12 @@ class Gateway:
         return proposal
 
     def proposal(self, principal: PrincipalView, run_id: str) -> Proposal:
-        return self.proposals.get(principal, run_id)
+        """A proposal by its id, or by the start of it a person typed (`3f2a9c1e`)."""
+        return self.proposals.get(principal, self.run_id(principal, run_id, "proposal"))
+
+    def run_id(self, principal: PrincipalView, given: str, noun: str = "run") -> str:
+        """The whole id of the run `given` names, among those the principal may read."""
+        return run_id_for(self.queries, principal, given, noun)
 
     def confirm(
         self,

@@ -16,6 +16,7 @@ from uuid import UUID
 
 from pydantic import Field
 
+from application.bank.money_moves import MoneyMove
 from application.principals import PrincipalView
 from domain.run import PENDING, Run
 from gateway.core.errors import GatewayError
@@ -23,7 +24,8 @@ from gateway.core.facade import Gateway
 from gateway.core.paging import Page, check_limit, decode_cursor, encode_cursor
 from gateway.core.policy.decisions import may_read_any_run
 from gateway.core.read_side import ReadSide
-from gateway.core.results import Result, RunStatus
+from gateway.core.results import ProposedVia, Result, RunStatus
+from gateway.core.runs import described
 
 STATUSES: tuple[RunStatus, ...] = ("pending", "committed", "failed", "rejected", "expired")
 LIST = "programs"
@@ -34,12 +36,24 @@ class ProposalSummary(Result):
 
     id: str
     status: RunStatus
-    principal: str = Field(description="Who proposed it.")
+    principal: str = Field(description="Whose proposal it is (a person's name).")
+    proposed_by: str = Field(
+        description="Who proposed it, in words: the person, or the person's agent, and over "
+        "which interface (`alice's agent (key 0c1d2e3f4a5b, over mcp)`)."
+    )
+    proposed_via: ProposedVia | None
     kind: str = Field(description="program, or direct (a use case called directly).")
     language: str
-    request: str | None = Field(description="The person's request it answers, if given.")
+    request: str | None = Field(description="The request it answers, if given.")
+    request_by: str | None = Field(
+        description="Whose words the request is: the person's, or their agent's."
+    )
     source: str = Field(description="The program's text.")
     events: int = Field(description="How many events its preview would append.")
+    moves: list[MoneyMove] = Field(
+        description="The money its preview moves: payer, payee, amount, currency."
+    )
+    reads_only: bool = Field(description="It writes nothing: a read, which needs no decision.")
     created_at: str
     expires_at: str = Field(description="After this, confirming it answers 410.")
     position: int = Field(description="The log position of its proposal.")
@@ -93,10 +107,13 @@ def _list(status: str | None) -> str:
 
 
 def _summary(run: Run, position: int) -> ProposalSummary:
+    via = None if run.proposed_via is None else ProposedVia.model_validate(run.proposed_via)
     return ProposalSummary(
         id=str(run.id),
         status=cast(RunStatus, run.status),
         principal=run.principal,
+        proposed_via=via,
+        **described(run, via),
         kind=run.kind,
         language=run.language,
         request=run.request,

@@ -365,8 +365,10 @@ class Proposals:
         if preview_hash != run.preview_hash:
             raise StaleProposalError(
                 f"preview_hash {preview_hash[:12]}... is not the current preview of "
-                f"proposal {run.id}; review the current preview and confirm its hash",
+                f"proposal {run.id}; nothing was written; review the current preview and "
+                "confirm its hash",
                 proposal_of(run),
+                kind="wrong-preview-hash",
             )
         return None
 

@@ -239,6 +239,7 @@ class ReadSide:
     def run(self, principal: PrincipalView, run_id: str) -> RunStory:
         if not may_read_any_run(principal):
             raise _not_an_auditor(principal, "runs")
+        run_id = self.gateway.run_id(principal, run_id)
         try:
             run: object = self.gateway.ledger.load_record(UUID(run_id))
         except (ValueError, AggregateNotFoundError):

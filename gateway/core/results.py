@@ -13,6 +13,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from application.bank.money_moves import MoneyMove
+
 HASH_EXAMPLE = "9f2c" + "0" * 60
 
 
@@ -190,15 +192,53 @@ class Proposal(Result):
     # moved since its preview (a confirmation would meet a conflict); [] when current.
     moved_since_preview: list[str] | None = None
 
+    proposed_by: str = Field(
+        default="",
+        description="Who proposed it, in words: a person (`alice (key f18e977785bc, over "
+        "console)`) or a person's agent (`alice's agent (key 0c1d2e3f4a5b, over mcp)`).",
+    )
+    request_by: str | None = Field(
+        default=None,
+        description="Whose words `request` is: the person's, or their agent's (`alice's "
+        "agent`), which an agent wrote and no person has vouched for.",
+    )
+    moves: list[MoneyMove] = Field(
+        default=[], description="The money its preview moves: payer, payee, amount, currency."
+    )
+    reads_only: bool = Field(
+        default=False,
+        description="Its preview appends no event: a read, which writes nothing and needs no "
+        "decision.",
+    )
+
     def proposer(self) -> str:
-        """Who proposed it, in words: `alice (agent key f18e977785bc, over mcp)`."""
-        via = self.proposed_via
-        if via is None or (via.scope, via.interface, via.key_id) == (None, None, None):
-            return self.principal
-        key = " ".join(part for part in (via.scope, "key", via.key_id) if part)
-        return f"{self.principal} ({key}" + (f", over {via.interface})" if via.interface else ")")
+        """Who proposed it, in words (`proposed_by`)."""
+        return self.proposed_by or self.principal
 
     position: int | None = Field(default=None, description=POSITION)
+
+
+def proposer_words(principal: str, via: ProposedVia | None, *, detail: bool = True) -> str:
+    """Who proposed, in words: `alice's agent (key 0c1d2e3f4a5b, over mcp)` for an agent's
+    key, `alice, through Sluice's agent` for Sluice's own agent acting on a person's words,
+    `alice (key f18e977785bc, over console)` for a person; without `detail`, no key id."""
+    if via is None:
+        return principal
+    if via.scope == "agent":
+        who = f"{principal}'s agent"
+    elif via.interface == "agent":
+        return f"{principal}, through Sluice's agent"
+    else:
+        who = principal
+    parts = [f"key {via.key_id}" if detail and via.key_id else "", via.interface or ""]
+    parts[1] = f"over {parts[1]}" if parts[1] else ""
+    said = ", ".join(part for part in parts if part)
+    return f"{who} ({said})" if said else who
+
+
+def request_author(principal: str, via: ProposedVia | None) -> str:
+    """Whose words a proposal's request is: an agent key's proposal carries its agent's."""
+    return f"{principal}'s agent" if via is not None and via.scope == "agent" else principal
 
 
 class HistoryEntry(Result):

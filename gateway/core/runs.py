@@ -12,7 +12,8 @@ from typing import Any, TypeVar, cast
 
 from eventsourcing.domain import AggregateEvent
 
-from domain.run import COMMITTED, Run
+from application.bank.money_moves import money_moves
+from domain.run import COMMITTED, FAILED, Run
 from gateway.core.results import (
     EventRecord,
     HistoryEntry,
@@ -22,6 +23,8 @@ from gateway.core.results import (
     ProposedVia,
     RunStatus,
     RunStory,
+    proposer_words,
+    request_author,
 )
 
 P = TypeVar("P", bound=Proposal)
@@ -64,6 +67,7 @@ def story_of(run: Run, events: Sequence[object]) -> RunStory:
 
 
 def _as(kind: type[P], run: Run, **more: Any) -> P:
+    via = None if run.proposed_via is None else ProposedVia.model_validate(run.proposed_via)
     return kind(
         id=str(run.id),
         # The run's status is one of the domain's five; pydantic checks it all the same.
@@ -83,11 +87,22 @@ def _as(kind: type[P], run: Run, **more: Any) -> P:
         decided_at=_iso(run.decided_at),
         error=run.error,
         outcome=outcome_of(run),
-        proposed_via=None
-        if run.proposed_via is None
-        else ProposedVia.model_validate(run.proposed_via),
+        proposed_via=via,
+        **described(run, via),
         **more,
     )
+
+
+def described(run: Run, via: ProposedVia | None) -> dict[str, Any]:
+    """What a person deciding reads first, the same on every interface: who proposed it,
+    whose words its request is, the money it moves, and whether it only reads."""
+    events = run.preview.get("events", [])
+    return {
+        "proposed_by": proposer_words(run.principal, via),
+        "request_by": None if run.request is None else request_author(run.principal, via),
+        "moves": money_moves(events),
+        "reads_only": run.kind == "program" and not events and run.status != FAILED,
+    }
 
 
 def _iso(moment: datetime | None) -> str | None:

@@ -319,6 +319,18 @@ $sluice$
         )
         return [RunRow(r["run_id"], *(r[name] for name, _ in RUN_COLUMNS)) for r in rows]
 
+    def run_ids_starting(self, start: str, principal: str | None, limit: int) -> list[str]:
+        # `start` holds hex digits and dashes only: no LIKE wildcard. Only a person typing a
+        # short id asks this; the scan is bounded by the runs table.
+        rows = self._fetch(
+            f"SELECT run_id FROM {self.t_runs} WHERE run_id LIKE $1 || '%' "
+            "AND ($2::text IS NULL OR principal = $2) LIMIT $3",
+            start,
+            principal,
+            limit,
+        )
+        return [r["run_id"] for r in rows]
+
     def dead_letters(self, projection: str | None = None) -> list[DeadLetter]:
         where, args = ("", []) if projection is None else (" WHERE projection = $1", [projection])
         rows = self._fetch(

@@ -70,7 +70,7 @@ def test_a_chat_asks_shows_the_preview_commits_on_yes_and_answers(
     assert "agent> How much should bob get?" in shown
     assert "agent> Pay bob 30 for the rent." in shown
     assert "TransferDebited" in shown and "TransferCredited" in shown
-    assert "Commit these 2 events? [y/N]" in shown
+    assert "Commit these 2 events? [y] confirm, [n] not now (it stays pending)" in shown
     assert "sluice> Committed: 2 events appended." in shown
     assert "sluice> alice: paid 30.00 to bob; balance after: 70.00" in shown
     assert "memo by alice: “rent”" in shown
@@ -78,14 +78,32 @@ def test_a_chat_asks_shows_the_preview_commits_on_yes_and_answers(
     assert balances(sluice.ledger)["bob"] == Decimal("30.00")
 
 
-def test_a_chat_declines_on_anything_but_yes_and_says_so(sluice: Sluice, fake_llm: FakeLLM) -> None:
+def test_a_chat_leaves_the_proposal_pending_by_default_and_says_so(
+    sluice: Sluice, fake_llm: FakeLLM
+) -> None:
+    fake_llm.push(llm.program('transfer(payer="alice", payee="bob", amount=30)'))
+    agent = Agent(sluice.gateway, config_for(fake_llm))
+
+    status, shown = run_chat(sluice, agent, "Pay bob 30")  # then end of input
+
+    assert status == 0
+    flat = " ".join(shown.split())
+    assert "[r] reject for good (n):" in flat  # the default answer decides nothing
+    assert "Pending: nothing is written until a person confirms proposal" in flat
+    sluice.read_models.catch_up()
+    [run] = sluice.read_models.store.runs_page("pending", "alice", None, 10)
+    assert run.run_id in flat
+    assert balances(sluice.ledger)["bob"] == Decimal("0.00")
+
+
+def test_a_chat_rejects_for_good_on_r_and_says_so(sluice: Sluice, fake_llm: FakeLLM) -> None:
     fake_llm.push(
         llm.program('transfer(payer="alice", payee="bob", amount=30)'),
         llm.reply("Done, bob was paid!", "success"),
     )
     agent = Agent(sluice.gateway, config_for(fake_llm))
 
-    status, shown = run_chat(sluice, agent, "Pay bob 30")  # then end of input
+    status, shown = run_chat(sluice, agent, "Pay bob 30", "r")
 
     assert status == 0
     assert "sluice> Rejected; nothing was written." in shown  # the code's words

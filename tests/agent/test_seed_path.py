@@ -12,6 +12,7 @@ from gateway.agent.turns import AgentConversation, AgentReply
 from gateway.core.facade import Gateway
 from tests.agent import fake_llm as llm
 from tests.agent.answers import facts, quoted, voice
+from tests.agent.conftest import config_for
 from tests.agent.fake_llm import FakeLLM
 from tests.conftest import balances, store_state
 
@@ -28,8 +29,10 @@ for friend in ["bob", "carla", "dan"]:
 
 
 def test_a_request_goes_from_directory_to_sheets_to_a_confirmed_commit_and_an_answer(
-    agent: Agent, gateway: Gateway, fake_llm: FakeLLM, who: Callable[[str], PrincipalView]
+    gateway: Gateway, fake_llm: FakeLLM, who: Callable[[str], PrincipalView]
 ) -> None:
+    # The seed's path: the directory, then sheets on demand (the form for large catalogs).
+    agent = Agent(gateway, config_for(fake_llm, catalog="directory"))
     teller = who("teller")
     fake_llm.push(
         llm.find_actions("transfer", "get_balance"),

@@ -65,6 +65,15 @@ def served_text_mode(tmp_path_factory: pytest.TempPathFactory, model: FakeLLM) -
         yield base
 
 
+@pytest.fixture(scope="module")
+def served_directory(tmp_path_factory: pytest.TempPathFactory, model: FakeLLM) -> Iterator[str]:
+    """Served with the directory catalog: the planner reads sheets on demand."""
+    path = tmp_path_factory.mktemp("served-directory") / "agent.db"
+    env = settings(model, SLUICE_DATABASE_URL=f"sqlite:///{path}", SLUICE_LLM_CATALOG="directory")
+    with serving([SLUICE, "serve", "--demo"], env) as base:
+        yield base
+
+
 def say(base: str, text: str, conversation_id: str | None = None) -> httpx.Response:
     body: dict[str, Any] = {"text": text, "conversation_id": conversation_id}
     return httpx.post(f"{base}/v1/agent/messages", headers=ALICE, json=body, timeout=30)
@@ -111,13 +120,29 @@ def test_a_reply_cut_off_twice_is_answered_with_a_refusal_the_conversation_keeps
     ]
 
 
-def test_sheets_are_read_from_a_server_that_binds_the_reply_to_its_schema(
+def test_at_the_defaults_the_planner_of_the_bank_gets_the_stubs_and_writes_in_one_call(
     served: str, fake: FakeLLM
+) -> None:
+    """No SLUICE_LLM_CATALOG: the bank's stubs fit the budget, so a small local model gets
+    the form it passes with (26 of 27 scenarios, not the directory's 8), in one call."""
+    fake.push(llm.program(PAY_BOB))
+
+    turn = say(served, "Pay bob 10").json()
+
+    assert turn["kind"] == "program", turn["errors"]
+    (request,) = fake.requests
+    system = request["messages"][0]["content"]
+    assert "def transfer(*, payer: str, payee: str" in system
+    assert "find_actions" not in system
+
+
+def test_sheets_are_read_from_a_server_that_binds_the_reply_to_its_schema(
+    served_directory: str, fake: FakeLLM
 ) -> None:
     reads_first = llm.wants_sheets(["transfer"], llm.program(PAY_BOB))
     fake.push(reads_first, reads_first)
 
-    turn = say(served, "Pay bob 10").json()
+    turn = say(served_directory, "Pay bob 10").json()
 
     assert turn["kind"] == "program", turn["errors"]
     assert turn["program"]["source"] == PAY_BOB

@@ -35,7 +35,7 @@ def test_a_server_that_binds_the_reply_to_its_schema_still_serves_the_sheets(
     gateway: Gateway, llama_cpp: FakeLLM, who: Callable[[str], PrincipalView]
 ) -> None:
     alice = who("alice")
-    agent = Agent(gateway, config_for(llama_cpp))
+    agent = Agent(gateway, config_for(llama_cpp, catalog="directory"))
     llama_cpp.push(llm.wants_sheets(["transfer"], llm.program(PAY_BOB)))
     llama_cpp.push(llm.wants_sheets(["transfer"], llm.program(PAY_BOB)))
 
@@ -64,7 +64,7 @@ def test_a_server_that_binds_the_reply_to_its_schema_still_serves_the_sheets(
 def test_after_the_last_round_of_sheets_the_schema_offers_no_more(
     gateway: Gateway, llama_cpp: FakeLLM, who: Callable[[str], PrincipalView]
 ) -> None:
-    agent = Agent(gateway, config_for(llama_cpp, max_tool_rounds=1))
+    agent = Agent(gateway, config_for(llama_cpp, catalog="directory", max_tool_rounds=1))
     llama_cpp.push(llm.find_actions("transfer", "get_balance"), llm.program(PAY_BOB))
 
     turn = agent.message(who("teller"), "Pay bob 10 from alice")
@@ -87,7 +87,10 @@ def test_in_text_mode_names_without_a_sheet_are_said_and_asking_past_the_rounds_
 ) -> None:
     """Nothing binds a reply in text mode: unknown or forbidden names, a third round."""
     alice = who("alice")
-    agent = Agent(gateway, config_for(fake_llm, structured_output="text", max_tool_rounds=1))
+    agent = Agent(
+        gateway,
+        config_for(fake_llm, catalog="directory", structured_output="text", max_tool_rounds=1),
+    )
     fake_llm.push(
         llm.find_actions("transfer", "teleport", "deposit"),
         llm.find_actions("get_balance"),

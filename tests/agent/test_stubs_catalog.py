@@ -6,14 +6,21 @@ it asked for sheets, then wrote a program that called find_actions or invented a
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import pytest
+from pydantic import Field
 
 from application.bank import BANK_USE_CASES
+from application.permissions import EVERYONE, Permission
 from application.principals import PrincipalView
-from application.use_case import ME
+from application.unit_of_work import UnitOfWork
+from application.use_case import ME, UseCase
 from gateway.agent import Agent
+from gateway.agent.catalog_form import STUBS_TOKEN_BUDGET, estimated_tokens, uses_stubs
+from gateway.agent.prompts import planner_stubs_prompt
+from gateway.core.catalog import Catalog
 from gateway.core.errors import GatewayError
 from gateway.core.facade import Gateway
 from tests.agent import fake_llm as llm
@@ -95,3 +102,47 @@ def test_every_example_program_passes_the_gateway_s_checks(
         gateway.propose(who(asker), "python", program, request="an example")
     except GatewayError as refusal:
         assert refusal.kind not in {"invalid-program", "forbidden"}, (use_case, str(refusal))
+
+
+def _perform(self: UseCase[int], uow: UnitOfWork) -> int:
+    return 0
+
+
+def generated_use_cases(count: int) -> list[type[UseCase[Any]]]:
+    """`count` made-up read use cases, each documented as a real one is."""
+    made: list[type[UseCase[Any]]] = []
+    for number in range(count):
+        fields: dict[str, Any] = {
+            "__doc__": f"Report number {number} on an account's movements over a period.",
+            "__annotations__": {"account": str, "days": int},
+            "name": f"report_{number}",
+            "kind": "read",
+            "permission": Permission.of(*EVERYONE),
+            "account": Field(description="The account the report is about."),
+            "days": Field(default=30, description="How many days back the report reaches."),
+            "perform": _perform,
+        }
+        made.append(type(f"Report{number}", (UseCase[int],), fields))
+    return made
+
+
+@pytest.mark.parametrize(
+    ("use_cases", "form"),
+    [(BANK_USE_CASES, "stubs"), (generated_use_cases(200), "directory")],
+    ids=["the bank", "200 use cases"],
+)
+def test_auto_shows_the_stubs_while_they_fit_the_budget_and_the_directory_beyond(
+    who: Callable[[str], PrincipalView], use_cases: Sequence[type[UseCase[Any]]], form: str
+) -> None:
+    teller = who("teller")  # the widest catalog the bank gives one principal
+    prompt = planner_stubs_prompt(teller, Catalog("header", use_cases))
+
+    chosen = "stubs" if uses_stubs("auto", prompt) else "directory"
+
+    assert chosen == form, estimated_tokens(prompt)
+    assert uses_stubs("stubs", prompt) and not uses_stubs("directory", prompt)
+
+
+def test_the_budget_holds_the_measured_bank_prompt_with_room_for_a_4k_context() -> None:
+    # Measured with the model's tokenizer: 1,755 tokens for a teller (catalog_form.py).
+    assert STUBS_TOKEN_BUDGET + 1024 < 4096

@@ -82,7 +82,7 @@ def test_the_sluice_key_wins_and_a_local_server_needs_none() -> None:
         ),
         (
             {"SLUICE_LLM_MODEL": "m", "OPENAI_API_KEY": "k", "SLUICE_LLM_CATALOG": "sheets"},
-            "SLUICE_LLM_CATALOG='sheets' is not one of directory, stubs",
+            "SLUICE_LLM_CATALOG='sheets' is not one of auto, directory, stubs",
         ),
         (
             {"SLUICE_LLM_MODEL": "m", "OPENAI_API_KEY": "k", "SLUICE_LLM_MAX_TOKENS": "2k"},

@@ -128,7 +128,7 @@ def serve(database: Path, extra_env: dict[str, str] | None = None) -> Iterator[s
     # The server's environment is the test's: no model unless the test gives one.
     env = {k: v for k, v in os.environ.items() if not k.startswith("SLUICE_")}
     env |= ROOMY_CAPS | {"SLUICE_DATABASE_URL": f"sqlite:///{database}"} | (extra_env or {})
-    with serving([SLUICE, "serve", "--demo"], env, timeout=30) as base:
+    with serving([SLUICE, "serve", "--demo"], env) as base:
         yield base
 
 

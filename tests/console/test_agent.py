@@ -4,6 +4,7 @@ the gateway's outcome, flagged when the verifier corrected it."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -69,8 +70,9 @@ def test_the_agent_s_answer_stands_beside_the_outcome_flagged_when_corrected(
     page.get_by_role("button", name="Send").click()
 
     expect(page.get_by_role("heading", name="Your decision")).to_be_visible()
+    # The request is hers (she typed it to Sluice's agent), shown as her words.
     expect(page.locator("#program-request-text")).to_have_text(
-        "Asked: Pay bob 4 euros for the book"
+        re.compile(r"^alice wrote: Pay bob 4 euros for the book\s*$")
     )
     expect(page.locator("#program")).to_contain_text('amount=4, memo="book"')
     page.get_by_role("button", name="Reject").click()

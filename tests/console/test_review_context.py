@@ -40,14 +40,14 @@ def test_an_agent_keys_proposal_says_so_and_how_it_came(page: Page, served: str)
     page.goto(f"{served}/#/proposals/{run_id}")
 
     expect(page.locator("#proposal-meta")).to_contain_text(
-        f"By alice (agent key {key_id('alice-agent')}, over http), python"
+        f"By alice's agent (key {key_id('alice-agent')}, over http), python"
     )
     # Her own, from the console, reads as hers.
     page.goto(f"{served}/#/ask")
     page.get_by_label("Program", exact=True).fill('transfer(payer="alice", payee="bob", amount=1)')
     page.get_by_role("button", name="Preview").click()
     expect(page.locator("#proposal-meta")).to_contain_text(
-        f"By alice (human key {key_id('alice')}, over console)"
+        f"By alice (key {key_id('alice')}, over console)"
     )
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -52,12 +53,13 @@ def test_sluice_proposals_lists_what_waits_for_the_person(store: dict[str, str])
 
     assert done.returncode == 0, done.stderr
     assert "pending proposals for alice, newest first" in done.stdout
-    assert done.stdout.index(second) < done.stdout.index(first)
+    # Newest first, each by the start of its id that `sluice confirm` takes.
+    assert done.stdout.index(second[:8]) < done.stdout.index(first[:8])
     assert "pay bob 4 for the concert" in done.stdout
     assert "sluice confirm ID" in done.stdout
     # bob has nothing waiting; the auditor sees alice's.
     assert "No pending proposals for bob." in sluice(store, "proposals", "--as", "bob").stdout
-    assert first in sluice(store, "proposals", "--as", "auditor").stdout
+    assert first[:8] in sluice(store, "proposals", "--as", "auditor").stdout
 
 
 def test_sluice_proposals_pages_with_a_cursor_and_prints_json(store: dict[str, str]) -> None:
@@ -77,6 +79,38 @@ def test_sluice_proposals_pages_with_a_cursor_and_prints_json(store: dict[str, s
     assert f"More: add --cursor {page['next_cursor']}" in shown.stdout
 
 
+def test_the_inbox_tells_the_money_who_proposed_it_the_status_and_the_time_left(
+    store: dict[str, str], tmp_path: Path
+) -> None:
+    [by_agent] = _agent_proposes(store, 3)
+    program = tmp_path / "pay.py"
+    program.write_text('transfer(payer="alice", payee="carla", amount=2)\n')
+    sluice(store, "run", str(program), "--as", "alice")  # her own; not now: it waits
+    read = tmp_path / "read.py"
+    read.write_text('get_balance(account="alice")\n')
+    assert sluice(store, "run", str(read), "--as", "alice").returncode == 0
+
+    pending = sluice(store, "proposals", "--as", "alice").stdout
+    everything = sluice(store, "proposals", "--as", "alice", "--status", "all").stdout
+    listed = json.loads(sluice(store, "proposals", "--as", "alice", "--json").stdout)
+
+    lines = {line.split("│")[1].strip(): line for line in pending.splitlines() if "│" in line}
+    agent_row = lines[by_agent[:8]]
+    assert "alice pays bob 3.00 EUR" in " ".join(pending.split())
+    assert "alice pays carla 2.00 EUR" in " ".join(pending.split())
+    assert "alice's agent" in agent_row and "pending" in agent_row
+    assert "alice's agent wrote: “pay bob 3 for the concert”" in " ".join(pending.split())
+    assert re.search(r"│ 1[45]m \d\ds ", agent_row)  # the time left, of 15 minutes
+    # The whole list has a status column, and a read is no confirmed proposal.
+    assert "done (a read)" in everything and "nothing (a read)" in everything
+    [item] = [i for i in listed["items"] if i["id"] == by_agent]
+    assert item["moves"] == [
+        {"payer": "alice", "payee": "bob", "amount": "3.00", "currency": "EUR"}
+    ]
+    assert item["proposed_by"].startswith("alice's agent (key ")
+    assert item["request_by"] == "alice's agent"
+
+
 def test_a_decided_proposal_leaves_the_list_and_shows_under_its_status(
     store: dict[str, str],
 ) -> None:
@@ -84,10 +118,10 @@ def test_a_decided_proposal_leaves_the_list_and_shows_under_its_status(
     confirmed = sluice(store, "confirm", made, "--as", "alice", "--yes")
     assert confirmed.returncode == 0, confirmed.stdout + confirmed.stderr
 
-    assert made not in sluice(store, "proposals", "--as", "alice").stdout
+    assert made[:8] not in sluice(store, "proposals", "--as", "alice").stdout
     committed = sluice(store, "proposals", "--as", "alice", "--status", "committed", "--json")
     assert [item["id"] for item in json.loads(committed.stdout)["items"]][:1] == [made]
-    assert made in sluice(store, "proposals", "--as", "alice", "--status", "all").stdout
+    assert made[:8] in sluice(store, "proposals", "--as", "alice", "--status", "all").stdout
 
 
 @pytest.mark.parametrize(

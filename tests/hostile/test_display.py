@@ -309,7 +309,7 @@ def test_sluice_confirm_shows_an_agents_proposal_inert_and_set_apart(
         return
     shown = served.cli("confirm", proposal["id"], "--as", "alice", stdin="n\n")
     check_shown(shown, source, expected)
-    assert "Declined: nothing was written." in shown
+    assert "Not confirmed: nothing was written." in shown
 
 
 @pytest.mark.parametrize(("source", "expected"), cases("sluice shell"))
@@ -339,7 +339,8 @@ def test_sluice_chat_shows_the_models_words_and_the_preview_inert(
             "SLUICE_LLM_API_KEY": "sk-test",
             "SLUICE_LLM_MAX_RETRIES": "0",
         }
-        shown = served.cli("chat", "--as", "alice", stdin="Pay bob 1\nn\nquit\n", env=env)
+        # Rejected for good: the answerer then writes its reply to the outcome.
+        shown = served.cli("chat", "--as", "alice", stdin="Pay bob 1\nr\nquit\n", env=env)
     finally:
         fake.close()
     # The model's explanation before the preview, and its reply after: both its own words.
@@ -382,7 +383,9 @@ async def test_the_mcp_question_quotes_data_inert_and_set_apart(
     message = asked.message
     assert_inert(message)
     lines = message.splitlines()
-    assert lines[0].startswith("A program by alice would append 2 events")
+    assert lines[0] == "Money it moves: alice pays bob 1.00 EUR."
+    assert lines[1].startswith("A program by alice's agent (key ")
+    assert lines[1].endswith(", over mcp) would append 2 events, all or nothing:")
     assert sum("would append" in line for line in lines if not line.startswith("  | ")) == 1
     if "print(" in source:
         title = next(i for i, line in enumerate(lines) if line.startswith("Printed by the program"))

@@ -16,7 +16,8 @@ from tests.stores import empty_store
 
 
 def _seeded(path: Path) -> dict[str, str]:
-    env = store_env(f"sqlite:///{path}")
+    # `sluice mcp` links to the console a `sluice serve` on the same store answers.
+    env = store_env(f"sqlite:///{path}") | {"SLUICE_CONSOLE_URL": "http://127.0.0.1:8000/"}
     subprocess.run([SLUICE, "demo"], env=env, capture_output=True, text=True, check=True)
     return env
 

@@ -162,7 +162,7 @@ async def balance(client: Client, account: str = "alice") -> Decimal:
     source = f'get_balance(account="{account}")\n'
     done = body(await client.call_tool("propose_program", {"language": "python", "source": source}))
     assert done["status"] == "committed" and done["outcome"]["changed"] == "nothing"
-    return Decimal(done["outcome"]["result"])
+    return Decimal(done["preview"]["result"])  # the result is told once: in the preview
 
 
 def transfer(amount: str, memo: str, payer: str = "alice", payee: str = "bob") -> str:

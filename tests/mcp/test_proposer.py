@@ -36,9 +36,10 @@ async def test_an_agent_keys_mcp_proposal_is_shown_as_the_agents_everywhere(
         )
     run_id = done["id"]
     expected = {"scope": "agent", "interface": "mcp", "key_id": key_id(AGENT_KEY)}
-    words = f"alice (agent key {key_id(AGENT_KEY)}, over mcp)"
+    words = f"alice's agent (key {key_id(AGENT_KEY)}, over mcp)"
 
     assert done["proposed_via"] == expected
+    assert done["proposed_by"] == words
     # The event itself, in the log.
     log = [json.loads(line) for line in run_cli(target, "events").stdout.splitlines()]
     [proposed] = [e for e in log if e["aggregate_id"] == run_id and e["type"] == "Run.Proposed"]

@@ -118,7 +118,7 @@ async def test_a_plan_is_proposed_like_a_program(target: Target) -> None:
         expected = await balance(client)
     assert done["status"] == "committed" and done["language"] == "plan"
     assert done["outcome"]["changed"] == "nothing"
-    assert str(expected) in str(done["outcome"]["result"])
+    assert str(expected) in str(done["preview"]["result"])
 
 
 def test_stdio_needs_a_key_that_names_someone(stdio_target: Target) -> None:

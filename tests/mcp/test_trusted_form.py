@@ -95,7 +95,7 @@ async def test_an_agent_key_on_a_trusted_client_still_commits_nothing(
             await client.call_tool("propose_program", {"language": "python", "source": source})
         )
         after = await balance(client)
-    assert done["status"] == "pending", done["outcome"]
+    assert done["status"] == "pending", done
     assert after == before
     assert client_itself.forms == [] and len(client_itself.links) == 1
 
@@ -128,7 +128,7 @@ async def test_a_preview_gone_stale_is_asked_about_again_fresh(
     assert f"Preview {done['preview_hash'][:12]}" not in first.message
     assert done["status"] == "committed"
     assert after == before - 3
-    assert done["outcome"]["result"] == str(after)
+    assert done["preview"]["result"] == str(after)
 
 
 @pytest.mark.parametrize(

@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import contextlib
 import json
-import logging
 import sys
 from pathlib import Path
 from typing import Annotated, NoReturn
@@ -20,11 +18,10 @@ from gateway.bootstrap import Sluice
 from gateway.core.catalog import UnknownUseCaseError
 from gateway.core.errors import GatewayError
 from gateway.core.paging import MAX_LIMIT
-from gateway.demo import demo_agent_keys, demo_keys, seed
+from gateway.demo import seed
 from gateway.interfaces.cli.flow import decide, submit
 from gateway.interfaces.cli.inbox import list_proposals
 from gateway.interfaces.cli.keys import key_app, principal_app
-from gateway.interfaces.cli.log_options import LogFormatOption, LogLevelOption, start_logging
 from gateway.interfaces.cli.opening import error as _error
 from gateway.interfaces.cli.opening import open_sluice as _open
 from gateway.interfaces.cli.opening import usage_error as _usage_error
@@ -32,6 +29,7 @@ from gateway.interfaces.cli.operate import audit_app, events, export, project, r
 from gateway.interfaces.cli.render import as_json, show_outcome
 from gateway.interfaces.cli.report import RunReport
 from gateway.interfaces.cli.run_ids import RunIdError, resolve_run_id
+from gateway.interfaces.cli.serving import check_agent_settings, mcp, print_demo_keys, serve
 from gateway.interfaces.cli.store_check import store_note
 
 app = typer.Typer(
@@ -70,22 +68,13 @@ app.command()(replay)
 app.command()(project)
 app.command()(events)
 app.command()(export)
-STARTUP_FAILURE = 3  # as uvicorn's own
+app.command()(serve)
+app.command()(mcp)
 
 KeyOption = Annotated[str | None, typer.Option("--key", help="The principal's API key.")]
 AsOption = Annotated[
     str | None, typer.Option("--as", help="Act as this demo principal (its demo key).")
 ]
-
-
-def _check_agent_settings() -> None:
-    """A bad SLUICE_LLM_* value is a usage error naming it, before anything is opened; no
-    model at all is not: everything but the agent works without one."""
-    from gateway.agent.config import AgentConfig
-
-    invalid = AgentConfig.from_env().invalid()
-    if invalid is not None:
-        _usage_error(invalid)
 
 
 def _principal(sluice: Sluice, key: str | None, as_: str | None) -> PrincipalView:
@@ -189,7 +178,7 @@ def confirm(
         except GatewayError as refused:
             _usage_error(str(refused))
         if proposal.status != "pending":
-            outcome = RunReport.of(proposal.outcome, run_id=proposal.outcome.run_id)
+            outcome = RunReport.ended(proposal)
         else:
             outcome = decide(
                 sluice.gateway, principal, proposal, console=human, yes=yes, err=json_out
@@ -271,121 +260,7 @@ def demo() -> None:
                    f"registered {', '.join(registered) or 'no principals'}")  # fmt: skip
     else:
         typer.echo(f"The demo data is already in {where}; nothing changed")
-    _print_demo_keys()
-
-
-def _print_demo_keys() -> None:
-    typer.echo("Demo keys (DEMO ONLY, well known, never use them for real money):")
-    agent_keys = demo_agent_keys()
-    for name, demo_key in demo_keys().items():
-        typer.echo(f"  {name:<8} {demo_key:<18} agent key (proposes only): {agent_keys[name]}")
-
-
-@app.command()
-def serve(  # noqa: PLR0917 (typer maps each parameter to an option)
-    host: Annotated[str, typer.Option("--host", help="Interface to listen on.")] = "127.0.0.1",
-    port: Annotated[int, typer.Option("--port", help="Port to listen on.")] = 8000,
-    with_demo: Annotated[
-        bool, typer.Option("--demo", help="Seed the demo data first and print its keys.")
-    ] = False,
-    projector: Annotated[
-        bool,
-        typer.Option(
-            "--projector/--no-projector",
-            help="Keep the read models current in this process, or leave it to `sluice project`.",
-        ),
-    ] = True,
-    log_level: LogLevelOption = None,
-    log_format: LogFormatOption = None,
-    cpu: Annotated[
-        int | None,
-        typer.Option(
-            "--cpu",
-            envvar="SLUICE_SERVE_CPU",
-            help="Run this process, its threads and its sandbox workers on this CPU only: "
-            "its threads hand Python's one lock to each other cheaply there, and it serves "
-            "more. For more CPUs, run one process per CPU.",
-        ),
-    ] = None,
-) -> None:
-    """Serve the HTTP API (uvicorn). Logs on stderr: one access line per request at INFO."""
-    from gateway.interfaces.http.server import http_server
-    from gateway.interfaces.mcp.state_keys import StateKeysConfigError
-    from gateway.interfaces.process_cpu import bind_to_cpu
-
-    # Before any thread or sandbox worker starts: they inherit it.
-    if cpu is not None and (refused := bind_to_cpu(cpu)) is not None:
-        _usage_error(refused)
-    # From the start: opening the store may log already.
-    level = start_logging(log_level, log_format)
-    _check_agent_settings()
-    with _open(expect_data=False) as sluice:
-        sluice.projected_elsewhere = not projector
-        try:
-            server = http_server(sluice, host=host, port=port, projector=projector, log_level=level)
-        except StateKeysConfigError as error:
-            _usage_error(str(error))
-        if with_demo:
-            seed(sluice.gateway)
-            _print_demo_keys()
-            typer.echo(
-                f"\nTry:\n  curl -s -H 'Authorization: Bearer {principals.demo_key('alice')}' "
-                f"http://{host}:{port}/v1/accounts\n"
-            )
-        typer.echo(
-            f"Serving {redacted(sluice.database_url)} on http://{host}:{port}/ "
-            "(the web console at /, the API docs at /docs, MCP at /mcp)"
-        )
-        with contextlib.suppress(KeyboardInterrupt):  # Ctrl-C: uvicorn has shut down
-            server.run()
-    if not server.started:  # it could not listen (the port is taken, say): uvicorn said why
-        raise typer.Exit(STARTUP_FAILURE)
-
-
-@app.command()
-def mcp(
-    console_url: Annotated[
-        str,
-        typer.Option(
-            "--console-url",
-            envvar="SLUICE_CONSOLE_URL",
-            help="Where people review proposals: the web console of `sluice serve`.",
-        ),
-    ] = "http://127.0.0.1:8000/",
-    elicitation: Annotated[
-        bool,
-        typer.Option(
-            "--elicitation/--no-elicitation",
-            help="Send the person the web console's review page of each proposal through "
-            "the MCP client (a form, on a client SLUICE_MCP_TRUSTED_CLIENTS names); without "
-            "it, they find it there or use `sluice confirm`.",
-        ),
-    ] = True,
-    log_level: LogLevelOption = None,
-    log_format: LogFormatOption = None,
-) -> None:
-    """Serve MCP on stdin/stdout as the principal of SLUICE_API_KEY (for a desktop client).
-    Logs on stderr, at WARNING unless asked."""
-    import os
-
-    from gateway.interfaces.mcp.state_keys import StateKeysConfigError
-    from gateway.interfaces.mcp.stdio import stdio_server
-
-    key = os.environ.get("SLUICE_API_KEY")
-    if not key:
-        _usage_error("SLUICE_API_KEY is not set: `sluice mcp` acts as the principal of that key")
-    # Its log is the desktop client's: requests are not logged one by one unless asked.
-    level = start_logging(log_level, log_format, default=logging.WARNING)
-    with _open() as sluice:
-        try:
-            server = stdio_server(
-                sluice.gateway, key, console_url=console_url, elicit=elicitation, log_level=level
-            )
-            server.run("stdio")
-        except GatewayError as refused:
-            _usage_error(f"SLUICE_API_KEY: {refused} ({store_note(sluice)})")
-        except StateKeysConfigError as error:
-            _usage_error(str(error))
+    print_demo_keys()
 
 
 @app.command()
@@ -393,7 +268,7 @@ def chat(key: KeyOption = None, as_: AsOption = None) -> None:
     """Talk to the agent: it writes programs; you read each preview and confirm."""
     from gateway.interfaces.cli.chat import interactive_chat
 
-    _check_agent_settings()
+    check_agent_settings()
     with _open() as sluice:
         status = interactive_chat(sluice, _principal(sluice, key, as_), console=Console())
     raise typer.Exit(status)

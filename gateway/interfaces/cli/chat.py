@@ -24,6 +24,7 @@ from gateway.bootstrap import Sluice
 from gateway.core.errors import GatewayError, StaleProposalError
 from gateway.core.policy.decisions import may_decide
 from gateway.core.results import Proposal
+from gateway.interfaces.cli.flow import QUESTION, decision
 from gateway.interfaces.cli.render import (
     framed,
     said,
@@ -39,8 +40,6 @@ Ask in plain words. Every change is shown first and waits for your `y`.
 Ctrl-D (or `quit`) leaves.
 """
 ReadLine = Callable[[str], str]
-# How a decided run reads in the terminal (show_outcome knows committed, declined, failed).
-SHOWN_STATUS = {"rejected": "declined"}
 
 
 def interactive_chat(
@@ -133,13 +132,18 @@ def _decide(
         return
     while True:
         show_preview(console, proposal.preview)
-        count = len(proposal.preview.events)
+        question = escape(QUESTION.format(count=len(proposal.preview.events))) + " (n): "
         try:
-            answer = read(f"Commit these {count} events? {escape('[y/N]')} ").strip().lower()
+            chosen = decision(read(question))
         except EOFError:
-            answer = ""
+            chosen = "keep"
+        if chosen is None:
+            console.print("Answer y, n or r.")
+            continue
         try:
-            if answer not in ("y", "yes"):
+            if chosen == "keep":
+                return
+            if chosen == "reject":
                 gateway.reject(principal, proposal.id)
                 return
             gateway.confirm(principal, proposal.id, proposal.preview_hash)
@@ -160,9 +164,7 @@ def _show_answer(turn: AgentTurn, console: Console) -> None:
         return
     outcome = turn.outcome
     if outcome:
-        status = SHOWN_STATUS.get(outcome.status, outcome.status)
-        report = RunReport.of(outcome, run_id=outcome.run_id)
-        show_outcome(console, report.model_copy(update={"status": status}))
+        show_outcome(console, RunReport.of(outcome, run_id=outcome.run_id))
     if turn.answer_error:
         console.print(shown(f"(no reply from the model: {turn.answer_error})", "yellow"))
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Literal
+
 import typer
 from rich.console import Console
 
@@ -10,7 +12,7 @@ from gateway.core.errors import GatewayError, StaleProposalError
 from gateway.core.facade import Gateway
 from gateway.core.policy.decisions import may_decide
 from gateway.core.results import Proposal
-from gateway.interfaces.cli.render import show_handoff, show_preview, shown
+from gateway.interfaces.cli.render import show_handoff, show_preview, show_summary, shown
 from gateway.interfaces.cli.report import RunReport
 
 
@@ -30,7 +32,7 @@ def submit(
     except GatewayError as refused:
         return RunReport.refused(refused)
     if proposal.status != "pending":
-        return RunReport.of(proposal.outcome)
+        return RunReport.completed(proposal)
     if not may_decide(principal):
         show_handoff(console, proposal)
         return RunReport.waiting(proposal)
@@ -65,11 +67,17 @@ def decide(
             console.print(shown("A fresh preview, with today's numbers:", "yellow"))
     while True:
         console.print(shown(f"Proposed by {proposal.proposer()}", "bold"))
+        show_summary(console, proposal)
         show_preview(console, proposal.preview)
         console.print(f"Proposal {proposal.id} (expires {proposal.expires_at})", markup=False)
-        if not yes and not _confirmed(len(proposal.preview.events), err=err):
-            gateway.reject(principal, proposal.id)
+        answer = "confirm" if yes else ask(len(proposal.preview.events), err=err)
+        if answer == "keep":
             return RunReport.declined(proposal)
+        if answer == "reject":
+            try:
+                return RunReport.rejected(gateway.reject(principal, proposal.id))
+            except GatewayError as refused:
+                return RunReport.refused(refused)
         try:
             return RunReport.of(gateway.confirm(principal, proposal.id, proposal.preview_hash))
         except StaleProposalError as stale:
@@ -81,8 +89,30 @@ def decide(
             return RunReport.refused(refused)
 
 
-def _confirmed(count: int, *, err: bool) -> bool:
-    try:
-        return typer.confirm(f"Commit these {count} events?", default=False, err=err)
-    except typer.Abort:
-        return False
+# The question, and the answers it takes: the default (Enter, or no terminal) decides nothing.
+QUESTION = (
+    "Commit these {count} events? [y] confirm, [n] not now (it stays pending), [r] reject for good"
+)
+ANSWERS = {"y": "confirm", "yes": "confirm", "n": "keep", "no": "keep", "": "keep",
+           "r": "reject", "reject": "reject"}  # fmt: skip
+Decision = Literal["confirm", "keep", "reject"]
+
+
+def decision(answer: str) -> Decision | None:
+    """What a typed answer means; None when it is none of the answers."""
+    return ANSWERS.get(answer.strip().lower())  # type: ignore[return-value]
+
+
+def ask(count: int, *, err: bool) -> Decision:
+    """Ask until the answer is one of them; no terminal (end of input) keeps it pending."""
+    while True:
+        try:
+            typed = typer.prompt(
+                QUESTION.format(count=count), default="n", show_default=True, err=err
+            )
+        except typer.Abort:
+            return "keep"
+        chosen = decision(str(typed))
+        if chosen is not None:
+            return chosen
+        typer.echo("Answer y, n or r.", err=err)

@@ -1,20 +1,27 @@
-"""`sluice proposals`: the inbox in a terminal, a page at a time."""
+"""`sluice proposals`: the inbox in a terminal, a page at a time: at a glance, the money each
+proposal moves, who proposed it (a person, or a person's agent, and over what), its status
+and the time left to decide it."""
 
 from __future__ import annotations
+
+from datetime import UTC, datetime
 
 import typer
 from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from application.bank.money_moves import move_words
 from application.principals import PrincipalView
 from gateway.bootstrap import Sluice
 from gateway.core.inbox import Inbox, ProposalSummary
 from gateway.core.paging import Page
 from gateway.core.read_side import ReadSide
+from gateway.core.results import proposer_words
 from gateway.interfaces.cli.render import as_json, shown
 
 EXCERPT = 60
+SHORT_ID = 8
 
 
 def list_proposals(
@@ -39,17 +46,18 @@ def list_proposals(
     if not page.items:
         console.print(Text(f"No {what} for {principal.name}."))
     else:
+        now = datetime.now(UTC)
         table = Table(title=f"{what} for {principal.name}, newest first", title_justify="left")
-        for column in ("id", "proposed", "by", "request or program", "events", "expires"):
-            table.add_column(column, overflow="fold" if column == "id" else "ellipsis")
+        for column in ("id", "moves", "proposed by", "status", "time left", "request"):
+            table.add_column(column, overflow="fold" if column != "request" else "ellipsis")
         for item in page.items:
             table.add_row(
-                shown(item.id),
-                shown(item.created_at[:19].replace("T", " ")),
-                shown(item.principal),
-                shown(_excerpt(item.request or item.source)),
-                shown(item.events),
-                shown(item.expires_at[:19].replace("T", " ")),
+                shown(item.id[:SHORT_ID]),
+                shown(money(item)),
+                shown(proposer_words(item.principal, item.proposed_via, detail=False)),
+                shown(status_words(item)),
+                shown(time_left(item, now)),
+                shown(request_words(item)),
             )
         console.print(table)
         if status == "pending":
@@ -59,6 +67,35 @@ def list_proposals(
     return page
 
 
-def _excerpt(text: str) -> str:
+def money(item: ProposalSummary) -> str:
+    """Every move of money, one a line; a proposal that moves none says what else it does."""
+    if item.moves:
+        return "\n".join(move_words(move) for move in item.moves)
+    return "nothing (a read)" if item.reads_only else f"no money ({item.events} events)"
+
+
+def status_words(item: ProposalSummary) -> str:
+    """A read completed at once is no confirmed proposal: it says so."""
+    return "done (a read)" if item.reads_only and item.status == "committed" else item.status
+
+
+def time_left(item: ProposalSummary, now: datetime) -> str:
+    if item.status != "pending":
+        return "-"
+    left = int((datetime.fromisoformat(item.expires_at) - now).total_seconds())
+    if left <= 0:
+        return "expired"
+    minutes, seconds = divmod(left, 60)
+    return f"{minutes}m {seconds:02d}s" if minutes < 60 else f"{minutes // 60}h {minutes % 60}m"
+
+
+def request_words(item: ProposalSummary) -> str:
+    """The request as the words of whoever wrote it: an agent's are its own, not a fact."""
+    if not item.request:
+        return excerpt(item.source)
+    return f"{item.request_by} wrote: “{excerpt(item.request)}”"
+
+
+def excerpt(text: str) -> str:
     flat = " ".join(text.split())
     return flat if len(flat) <= EXCERPT else flat[: EXCERPT - 3] + "..."

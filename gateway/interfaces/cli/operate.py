@@ -101,8 +101,11 @@ def replay(
                 if name not in tasks:
                     tasks[name] = bar.add_task(name, total=target, where=""), time.monotonic()
                 task, started = tasks[name]
-                rate = events / max(time.monotonic() - started, 1e-6)
-                where = f"position {position:,}/{target:,}  {rate:,.0f} events/s"
+                where = f"position {position:,}/{target:,}"
+                elapsed = time.monotonic() - started
+                # A rate over a moment measures the clock, not the rebuild: none until then.
+                if elapsed >= RATE_AFTER_SECONDS:
+                    where += f"  {events / elapsed:,.0f} events/s"
                 bar.update(task, completed=position, total=target, where=where)
 
             steps: list[Any] = []
@@ -398,6 +401,10 @@ def export(
                 else:
                     typer.echo(_json(item))
             after = batch[-1]["position"]
+
+
+# A rebuild's rate is shown once it has run this long, so that it is a measure.
+RATE_AFTER_SECONDS = 1.0
 
 
 def _bar(*, disable: bool) -> Progress:

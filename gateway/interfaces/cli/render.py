@@ -17,6 +17,7 @@ from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
+from application.bank.money_moves import move_words
 from application.inert_text import inert, inert_json
 from gateway.core.origins_shown import origin_lines
 from gateway.core.results import Preview, Proposal
@@ -96,6 +97,18 @@ def show_origins(console: Console, preview: Preview) -> None:
         console.print(shown("  " + line.sentence(), "bold red" if line.text_by else ""))
 
 
+def show_summary(console: Console, proposal: Proposal) -> None:
+    """The decision at a glance: the money it moves, and the request in its author's words."""
+    if proposal.moves:
+        moves = "; ".join(move_words(move) for move in proposal.moves)
+        console.print(said("It moves:", "bold", moves), highlight=False)
+    if proposal.request:
+        console.print(
+            said(f"{proposal.request_by} wrote:", "bold", f"“{proposal.request}”", "italic"),
+            highlight=False,
+        )
+
+
 def show_handoff(console: Console, proposal: Proposal) -> None:
     """An agent key's proposal: its preview, and who may confirm it, and where."""
     show_preview(console, proposal.preview)
@@ -109,20 +122,64 @@ def show_handoff(console: Console, proposal: Proposal) -> None:
 
 
 def show_outcome(console: Console, outcome: RunReport) -> None:
-    status = outcome.status
+    """What happened, in words that say it: what the program printed, the result of a
+    read, and whether anything was written, and what can still happen to the proposal."""
+    if outcome.output:
+        console.print(framed(PRINTED_TITLE, outcome.output))
+    console.print(outcome_words(outcome), highlight=False)
+    if outcome.status == "committed" and outcome.result is not None:
+        console.print(said("Result:", "bold", as_json(outcome.result)), highlight=False)
+
+
+def outcome_words(outcome: RunReport) -> Text:
+    """One line: the status in colour, then what it means."""
+    run = f"proposal {outcome.run_id}" if outcome.run_id else "the proposal"
+    by = f" by {outcome.decided_by}" if outcome.decided_by else ""
+    at = f" at {moment(outcome.decided_at)}" if outcome.decided_at else ""
+    status, changed = outcome.status, outcome.changed
     if status == "committed":
-        changed = outcome.changed
-        console.print(
-            "[bold green]Committed[/]: "
-            + ("nothing to write." if changed == "nothing" else f"{changed} events appended.")
+        if outcome.already:
+            done = "nothing to write" if changed == "nothing" else f"its {changed} events appended"
+            head, rest = "Already committed", f"{run} was confirmed{by}{at}, {done} then; "
+            rest += "nothing more was written."
+        elif changed == "nothing":
+            head, rest = "Done", "a read; nothing to write."
+        else:
+            head, rest = "Committed", f"{changed} events appended."
+        return _line(head, "bold green", rest)
+    if status == "declined":
+        until = f" until {moment(outcome.expires_at)}" if outcome.expires_at else ""
+        rest = (
+            f"nothing was written. {run[0].upper()}{run[1:]} still waits for a decision{until}: "
+            f"`sluice confirm {outcome.run_id}`, or the web console."
         )
-    elif status == "declined":
-        console.print("[bold yellow]Declined[/]: nothing was written.")
-    elif status == "pending":
-        console.print("[bold yellow]Pending[/]: nothing is written until a person confirms.")
-    else:
-        error = f"{outcome.error}; nothing was written."
-        console.print(said("Failed:", "bold red", error), highlight=False)
+        return _line("Not confirmed", "bold yellow", rest)
+    if status == "pending":
+        rest = "nothing is written until a person confirms"
+        return _line("Pending", "bold yellow", f"{rest} {run}." if outcome.run_id else f"{rest}.")
+    if status == "rejected":
+        if outcome.already:
+            rest = f"{run} was rejected{by}{at}; nothing was written, and it can no longer be "
+            return _line("Rejected", "bold red", rest + "confirmed.")
+        rest = f"{run} can no longer be confirmed; nothing was written."
+        return _line("Rejected for good", "bold red", rest)
+    if status == "expired":
+        when = f" at {moment(outcome.expires_at)}" if outcome.expires_at else ""
+        rest = f"{run} expired{when} before anyone confirmed it; nothing was written."
+        return _line("Expired", "bold red", rest)
+    error = outcome.error or "the program did not complete"
+    return _line("Failed", "bold red", f"{error}; nothing was written.")
+
+
+def _line(head: str, style: str, rest: str) -> Text:
+    return Text.assemble((f"{head}:", style), " ", shown(rest))
+
+
+def moment(iso: str | None) -> str:
+    """A stored time as a person reads it: `2026-11-29 15:00:34 UTC`."""
+    if not iso:
+        return ""
+    return iso[:19].replace("T", " ") + (" UTC" if iso.endswith("+00:00") else "")
 
 
 def as_json(value: Any) -> str:

@@ -41,8 +41,10 @@ def create_app(
     max_body_bytes: int | None = None,
     projector: bool = False,
     host: str = "127.0.0.1",
+    demo: bool = False,
 ) -> FastAPI:
     """The app; with `projector`, a background thread keeps the read models up to date.
+    With `demo` (`sluice serve --demo`), the console's sign-in page names the demo keys.
 
     `host` is the interface served: on loopback, /mcp refuses other Host headers."""
     elicit = os.environ.get("SLUICE_MCP_ELICITATION", "on") != "off"
@@ -79,6 +81,7 @@ def create_app(
         ),
     )
     app.state.sluice = sluice
+    app.state.demo = demo
     app.state.read_side = ReadSide(sluice.gateway, wait_seconds=sluice.read_wait_seconds)
     app.state.request_limiter = request_limiter
     app.state.agent = Agent(sluice.gateway)  # answers 503 on use when no model is configured

@@ -58,6 +58,13 @@ EXAMPLES: dict[int, dict[str, dict[str, Any]]] = {
             "written; here is a fresh preview to confirm",
             run_id=RUN_ID,
         ),
+        "wrong-hash": _example(
+            "A preview hash that is not the proposal's current one",
+            "wrong-preview-hash",
+            "preview_hash 000000000000... is not the current preview of proposal "
+            f"{RUN_ID}; nothing was written; review the current preview and confirm its hash",
+            run_id=RUN_ID,
+        ),
     },
     410: {
         "expired": _example(

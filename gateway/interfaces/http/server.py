@@ -10,13 +10,19 @@ from gateway.interfaces.http.app import create_app
 
 
 def http_server(
-    sluice: Sluice, *, host: str, port: int, projector: bool, log_level: int
+    sluice: Sluice,
+    *,
+    host: str,
+    port: int,
+    projector: bool,
+    log_level: int,
+    demo: bool = False,
 ) -> uvicorn.Server:
     """The server, ready to run. Logging is Sluice's before the app is built (so no library
     finds the root logger bare and sets up its own) and again after (whatever a library set
-    up anyway is removed)."""
+    up anyway is removed). `demo`: the console's sign-in page names the demo keys."""
     logs.install(log_level)
-    app = create_app(sluice, projector=projector, host=host)
+    app = create_app(sluice, projector=projector, host=host, demo=demo)
     config = uvicorn.Config(
         app,
         host=host,

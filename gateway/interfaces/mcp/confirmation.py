@@ -27,6 +27,7 @@ from mcp_types import (
 )
 from mcp_types.version import is_version_at_least
 
+from application.bank.money_moves import move_words
 from application.inert_text import inert
 from gateway.core.origins_shown import origin_lines
 from gateway.core.results import Proposal
@@ -74,12 +75,15 @@ def link(proposal: Proposal, review_url: str) -> ElicitRequestURLParams:
 
 
 def question(
-    kind: Kind, proposal: Proposal, review_url: str
+    kind: Kind, proposal: Proposal, review_url: str | None
 ) -> ElicitRequestFormParams | ElicitRequestURLParams:
-    return form(proposal, review_url) if kind == "form" else link(proposal, review_url)
+    if kind == "form":
+        return form(proposal, review_url)
+    assert review_url is not None, "a link is asked only where there is a console"
+    return link(proposal, review_url)
 
 
-def form(proposal: Proposal, review_url: str) -> ElicitRequestFormParams:
+def form(proposal: Proposal, review_url: str | None) -> ElicitRequestFormParams:
     """The question on a trusted client: the effects in words, and one box to tick to
     commit exactly them."""
     count = len(proposal.preview.events)
@@ -103,7 +107,7 @@ def form(proposal: Proposal, review_url: str) -> ElicitRequestFormParams:
     )
 
 
-def input_required(kind: Kind, proposal: Proposal, review_url: str) -> InputRequiredResult:
+def input_required(kind: Kind, proposal: Proposal, review_url: str | None) -> InputRequiredResult:
     """The 2026-07-28 way to ask; `request_state` names the proposal, the preview shown and
     the kind of question (sealed by the SDK: the client can neither read nor alter it)."""
     state = json.dumps({"run": proposal.id, "preview_hash": proposal.preview_hash, "kind": kind})
@@ -133,7 +137,7 @@ def accepted(answer: ElicitResult | None) -> bool | None:
     return bool((answer.content or {}).get(QUESTION) is True)
 
 
-def describe(proposal: Proposal, review_url: str, closing: str) -> str:
+def describe(proposal: Proposal, review_url: str | None, closing: str) -> str:
     """The preview as a person reads it, before deciding.
 
     Every value is inert (control characters written as escapes), and what the program
@@ -142,10 +146,16 @@ def describe(proposal: Proposal, review_url: str, closing: str) -> str:
     gateway's words, such as a second "would append 0 events"."""
     preview = proposal.preview
     events = preview.events
-    lines = [
-        f"A program by {inert(proposal.principal)} would append {len(events)} events, "
-        "all or nothing:",
-    ]
+    lines = []
+    if proposal.moves:
+        moves = "; ".join(move_words(move) for move in proposal.moves)
+        lines.append(f"Money it moves: {inert(moves)}.")
+    if proposal.request:  # whose words they are: an agent's are not a fact
+        lines.append(f"{inert(str(proposal.request_by))} wrote: “{inert(proposal.request)}”")
+    lines.append(
+        f"A program by {inert(proposal.proposer())} would append {len(events)} events, "
+        "all or nothing:"
+    )
     for number, event in enumerate(events, 1):
         data = event.data
         parts = [f"{number}. {inert(str(event.account))}: {inert(event.type)}"]
@@ -171,6 +181,7 @@ def describe(proposal: Proposal, review_url: str, closing: str) -> str:
         f"Preview {proposal.preview_hash[:12]}, proposal {proposal.id}, "
         f"expires {proposal.expires_at}."
     )
-    lines.append(f"Review it in the web console: {review_url}")
+    if review_url is not None:
+        lines.append(f"Review it in the web console: {review_url}")
     lines.append(closing)
     return "\n".join(lines)

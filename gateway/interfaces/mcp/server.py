@@ -36,13 +36,15 @@ from pydantic import AnyUrl, BaseModel, Field
 from application.principals import PrincipalView
 from gateway.core.errors import GatewayError, StaleProposalError
 from gateway.core.facade import Gateway
-from gateway.core.results import Proposal, Sheet
+from gateway.core.results import Proposal
 from gateway.interfaces.mcp import confirmation, state_keys
+from gateway.interfaces.mcp.shown import NO_CONSOLE, Sheets, ShownProposal
 
 # Who asks, for one request; raises GatewayError("unauthenticated", ...) for a bad key.
 PrincipalFor = Callable[[Context[Any, Any]], PrincipalView]
-# The web console's address for one request, ending in "/".
-ConsoleFor = Callable[[Context[Any, Any]], str]
+# The web console's address for one request, ending in "/"; None where it is not known
+# (`sluice mcp` without SLUICE_CONSOLE_URL).
+ConsoleFor = Callable[[Context[Any, Any]], str | None]
 DIRECTORY_URI = "sluice://directory"
 SHEET_PREFIX = "sluice://sheets/"
 INSTRUCTIONS = (
@@ -63,24 +65,6 @@ PROPOSES = ToolAnnotations(
 )
 T = TypeVar("T")
 logger = logging.getLogger(__name__)
-
-
-class Sheets(BaseModel):
-    """What find_actions answers."""
-
-    sheets: list[Sheet]
-
-
-def _absent(value: object) -> bool:
-    return value is None
-
-
-class ShownProposal(Proposal):
-    """A proposal as the tools answer it: where a person reviews it, and, while it waits,
-    what comes next."""
-
-    review_url: str
-    next: str | None = Field(default=None, exclude_if=_absent)
 
 
 class SluiceMCP(MCPServer):
@@ -214,6 +198,13 @@ class SluiceMCP(MCPServer):
         capabilities = ctx.client_capabilities
         if proposal.status != "pending" or not self.elicit:
             return None
+        if self.console(ctx) is None:  # no page to send the person to, so no link
+            return (
+                "form"
+                if self.gateway.confirms_by_form(principal)
+                and confirmation.can_ask("form", capabilities)
+                else None
+            )
         if self.gateway.confirms_by_form(principal) and confirmation.can_ask("form", capabilities):
             return "form"
         return "url" if confirmation.can_ask("url", capabilities) else None
@@ -224,7 +215,9 @@ class SluiceMCP(MCPServer):
         """Up to 2025-11-25: send the person the review page mid-call. Their client's answer
         says only whether it was opened, so it decides nothing: the tool reports the
         proposal as it stands once they are back (committed, if they confirmed)."""
-        question = confirmation.link(proposal, self._review_url(proposal, ctx))
+        review_url = self._review_url(proposal, ctx)
+        assert review_url is not None, "a link is sent only where there is a console"
+        question = confirmation.link(proposal, review_url)
         await ctx.session.elicit_url(
             message=question.message,
             url=question.url,
@@ -305,18 +298,20 @@ class SluiceMCP(MCPServer):
     def _shown(self, proposal: Proposal, ctx: Context[Any, Any]) -> ShownProposal:
         """The proposal, where a person reviews it, and what comes next."""
         next_step = None
+        review_url = self._review_url(proposal, ctx)
         if proposal.status == "pending":
+            where = "in the web console (review_url) or " if review_url else ""
             next_step = (
-                "Nothing is written yet. A person confirms this exact preview in the web "
-                "console (review_url) or with `sluice confirm "
-                f"{proposal.id}`; poll proposal_status for the outcome."
+                f"Nothing is written yet. A person confirms this exact preview {where}with "
+                f"`sluice confirm {proposal.id[:8]}`; poll proposal_status for the outcome."
             )
-        return ShownProposal(
-            **dict(proposal), review_url=self._review_url(proposal, ctx), next=next_step
-        )
+            if review_url is None:
+                next_step += " " + NO_CONSOLE
+        return ShownProposal.of(proposal, review_url, next_step)
 
-    def _review_url(self, proposal: Proposal, ctx: Context[Any, Any]) -> str:
-        return f"{self.console(ctx)}#/proposals/{proposal.id}"
+    def _review_url(self, proposal: Proposal, ctx: Context[Any, Any]) -> str | None:
+        console = self.console(ctx)
+        return None if console is None else f"{console}#/proposals/{proposal.id}"
 
     async def _principal(self, ctx: Context[Any, Any]) -> PrincipalView:
         return await self._gateway(self.who, ctx)
@@ -419,5 +414,5 @@ def _message(error: GatewayError) -> str:
 def _result(answer: BaseModel) -> CallToolResult:
     """Structured content for programs, the same JSON as text for models that read text."""
     body = answer.model_dump(mode="json")
-    text = json.dumps(body, indent=1, ensure_ascii=False)
+    text = json.dumps(body, ensure_ascii=False, separators=(",", ":"))
     return CallToolResult(content=[TextContent(type="text", text=text)], structured_content=body)

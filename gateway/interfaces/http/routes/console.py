@@ -16,6 +16,7 @@ from pydantic import BaseModel, Field
 from gateway.core.errors import GatewayError
 from gateway.core.paging import Page, page_of
 from gateway.core.policy.decisions import may_read_any_run, may_read_events, visible_accounts
+from gateway.demo import DEMO_PRINCIPALS, demo_agent_keys, demo_keys
 from gateway.interfaces.http.deps import (
     SESSION_COOKIE,
     PrincipalDep,
@@ -51,6 +52,42 @@ class TimelineEntry(BaseModel):
     memo: str
     timestamp: str
     run_id: str | None = Field(description="The run that committed this event.")
+
+
+class DemoKey(BaseModel):
+    name: str
+    role: str
+    key: str = Field(description="The person's key: proposes and confirms.")
+    agent_key: str = Field(description="The person's agent's key: proposes, never confirms.")
+
+
+class SignInHelp(BaseModel):
+    """What the sign-in page says of keys: where one comes from, and in demo mode (`sluice
+    serve --demo`, `make run`) the demo keys, well known and printed at start anyway."""
+
+    demo: bool
+    demo_keys: list[DemoKey]
+    where_keys_come_from: str
+
+
+KEYS_COME_FROM = (
+    "An operator issues each person a key with: sluice principal add NAME --role ROLE, or "
+    "sluice principal key NAME. It is printed once."
+)
+
+
+@router.get("/sign-in", response_model=SignInHelp, operation_id="console_sign_in_help")
+def sign_in_help(request: Request) -> Any:
+    """Where keys come from, and the demo keys in demo mode. Asks no key."""
+    demo = bool(getattr(request.app.state, "demo", False))
+    keys = []
+    if demo:
+        agent_keys = demo_agent_keys()
+        keys = [
+            DemoKey(name=name, role=role, key=key, agent_key=agent_keys[name])
+            for (name, role, _), key in zip(DEMO_PRINCIPALS, demo_keys().values(), strict=True)
+        ]
+    return SignInHelp(demo=demo, demo_keys=keys, where_keys_come_from=KEYS_COME_FROM)
 
 
 @router.get("/me", response_model=Me, operation_id="console_me")

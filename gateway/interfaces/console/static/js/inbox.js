@@ -1,6 +1,8 @@
 // The inbox: the proposals that wait for a decision (one's own; every principal's for
 // auditors and admins), newest first, each linked to its review page; and the count the
-// header shows beside "Inbox".
+// header shows beside "Inbox". Each row tells the decision at a glance: the money it moves,
+// who proposed it (the person, or the person's agent, and over what), the request in the
+// words of whoever wrote it, and the time left.
 
 import { enc, get } from "./api.js";
 import { byId, h, put, shortId, table, when } from "./dom.js";
@@ -25,7 +27,29 @@ export async function refreshCount() {
   badge.setAttribute("aria-label", `${count} waiting`);
 }
 
-/** The view for #/inbox. */
+/** A move of money in words: `alice pays bob 7.00 EUR`. */
+export function moveText(move) {
+  const money = `${move.amount} ${move.currency}`;
+  if (move.payer && move.payee) return `${move.payer} pays ${move.payee} ${money}`;
+  if (move.payee) return `${money} paid into ${move.payee}`;
+  return `${money} taken out of ${move.payer}`;
+}
+
+/** The request, as the words of whoever wrote them (an agent's are its own, not a fact). */
+export function requestText(item) {
+  if (!item.request) return null;
+  return h("q", { class: "request", "data-author": item.request_by }, item.request);
+}
+
+/** Time left to decide, as `12:05`; null once it has run out. */
+export function timeLeft(expiresAt, now = Date.now()) {
+  const left = Math.round((new Date(expiresAt).getTime() - now) / 1000);
+  if (left <= 0) return null;
+  const minutes = Math.floor(left / 60);
+  return `${minutes}:${String(left % 60).padStart(2, "0")}`;
+}
+
+/** The view for #/inbox; returns a clean-up (the time-left clock). */
 export async function showInbox(root) {
   const $ = (selector) => root.querySelector(selector);
   const shown = [];
@@ -39,19 +63,26 @@ export async function showInbox(root) {
     render();
   }
 
+  function left(item) {
+    const text = timeLeft(item.expires_at);
+    return h("time", { datetime: item.expires_at, class: "left", title: when(item.expires_at) }, text ? `${text} left` : "expired");
+  }
+
   function render() {
     $("#inbox-empty").hidden = shown.length > 0;
     $("#inbox-more").hidden = !cursor;
     put($("#inbox-summary"), shown.length ? `${shown.length}${cursor ? "+" : ""} waiting for a decision.` : "");
     table(
       $("#inbox"),
-      ["Proposed", "By", "Request", "Events", "Expires", ""],
+      ["Money it moves", "Proposed by", "Request", "Status", "Time left", ""],
       shown.map((item) => [
-        h("time", { datetime: item.created_at }, when(item.created_at)),
-        item.principal,
-        item.request || h("code", {}, excerpt(item.source)),
-        [String(item.events), "num"],
-        h("time", { datetime: item.expires_at }, when(item.expires_at)),
+        item.moves.length ? item.moves.map((move) => h("div", { class: "move" }, moveText(move))) : `No money (${item.events} events)`,
+        item.proposed_by,
+        item.request
+          ? h("span", {}, h("span", { class: "author" }, `${item.request_by} wrote: `), requestText(item))
+          : h("code", {}, excerpt(item.source)),
+        item.status,
+        left(item),
         h("a", { href: `#/proposals/${enc(item.id)}` }, `Review ${shortId(item.id)}`),
       ]),
       "Newest first.",
@@ -61,6 +92,13 @@ export async function showInbox(root) {
   $("#inbox-more").addEventListener("click", () => more());
   await more();
   refreshCount();
+  const clock = setInterval(() => {
+    root.querySelectorAll("time.left").forEach((cell, index) => {
+      const text = timeLeft(shown[index].expires_at);
+      put(cell, text ? `${text} left` : "expired");
+    });
+  }, 1000);
+  return () => clearInterval(clock);
 }
 
 function excerpt(source) {

@@ -3,7 +3,7 @@
 // #/runs/{id}.
 
 import { call, signIn, signOutSession } from "./api.js";
-import { announce, byId, h, problemText, put, showProblem, view } from "./dom.js";
+import { announce, byId, h, problemText, put, showProblem, table, view } from "./dom.js";
 import { showAsk } from "./ask.js";
 import { showAudit } from "./audit.js";
 import { refreshCount, showInbox } from "./inbox.js";
@@ -99,6 +99,24 @@ function showSignIn(message) {
     go();
   });
   input.focus();
+  showKeyHelp(root);
+}
+
+/** Where a key comes from; in demo mode, the demo keys (the gateway says which it is). */
+async function showKeyHelp(root) {
+  const answer = await call("/v1/console/sign-in");
+  if (!answer.ok) return; // a hint only: the form works without it
+  const help = answer.body;
+  put(root.querySelector("#key-source"), help.where_keys_come_from);
+  root.querySelector("#key-help").hidden = false;
+  if (!help.demo) return;
+  const people = [...help.demo_keys].sort((a, b) => (a.role === "customer" ? 0 : 1) - (b.role === "customer" ? 0 : 1));
+  table(
+    root.querySelector("#demo-key-table"),
+    ["Who", "Role", "Their key", "Their agent's key"],
+    people.map((p) => [p.name, p.role, h("code", {}, p.key), h("code", {}, p.agent_key)]),
+  );
+  root.querySelector("#demo-keys").hidden = false;
 }
 
 async function start() {

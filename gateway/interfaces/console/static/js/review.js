@@ -16,6 +16,7 @@ import {
   warnings,
 } from "./effects.js";
 import { highlight } from "./highlight.js";
+import { moveText, refreshCount } from "./inbox.js";
 import { cents, euros, signed } from "./money.js";
 
 /** Accounts the principal may read, by name, with their balance in cents (read consistently). */
@@ -37,12 +38,9 @@ async function statements(events, readable) {
   return found;
 }
 
-/** Who proposed, in words: `alice (agent key f18e977785bc, over mcp)`. */
+/** Who proposed, in the gateway's words: `alice's agent (key f18e977785bc, over mcp)`. */
 export function proposer(proposal) {
-  const via = proposal.proposed_via;
-  if (!via || (!via.scope && !via.interface && !via.key_id)) return proposal.principal;
-  const key = [via.scope, "key", via.key_id].filter(Boolean).join(" ");
-  return `${proposal.principal} (${key}${via.interface ? `, over ${via.interface}` : ""})`;
+  return proposal.proposed_by || proposal.principal;
 }
 
 /** The view for #/proposals/{id}; returns a clean-up (the countdown's timer). */
@@ -60,9 +58,16 @@ export async function showProposal(root, id, { conversation, me }) {
     // Everything fetched before anything is drawn: a page half drawn (a fresh preview's
     // banner beside the old hash and effects) must never be seen, or acted on.
     const payerStatements = pending ? await statements(proposal.preview.events, accounts) : null;
-    put($("#proposal-title"), `Proposal ${shortId(proposal.id)} — ${proposal.status}`);
+    // A read completes at once: it is no proposal anyone confirmed, and never shown as one.
+    const read = proposal.reads_only && proposal.status === "committed";
+    put(
+      $("#proposal-title"),
+      read ? `Read ${shortId(proposal.id)} — done, nothing written` : `Proposal ${shortId(proposal.id)} — ${proposal.status}`,
+    );
+    const moves = proposal.moves.length ? `It moves: ${proposal.moves.map(moveText).join("; ")}. ` : "";
     put(
       $("#proposal-meta"),
+      moves,
       `By ${proposer(proposal)}, ${proposal.language}, created ${when(proposal.created_at)}. `,
       h("a", { href: `#/runs/${proposal.id}` }, "Its whole story"),
     );
@@ -122,7 +127,8 @@ export async function showProposal(root, id, { conversation, me }) {
   function renderProgram(proposal) {
     const request = $("#program-request-text");
     request.hidden = !proposal.request;
-    put(request, proposal.request ? `Asked: ${proposal.request}` : "");
+    // The words of whoever wrote them: an agent's request is its own, not a fact.
+    put(request, proposal.request ? [h("span", { class: "author" }, `${proposal.request_by} wrote: `), h("q", {}, proposal.request)] : "");
     put($("#program"), highlight(proposal.source, proposal.language));
     const preview = proposal.preview;
     const hasResult = preview.result !== null && preview.result !== undefined;
@@ -242,13 +248,23 @@ export async function showProposal(root, id, { conversation, me }) {
       await render(fresh, { outcome });
       announce(action === "confirm" ? `Outcome: ${answer.body.status}.` : "Rejected: nothing was written.");
       $("#outcome-title").focus();
+      refreshCount(); // the header's count goes down at once
       return;
     }
     if (answer.status === 409 && answer.body.proposal) {
       const fresh = answer.body.proposal;
       const now = await balances();
       await render(fresh, { accounts: now, stale: changes(proposal, fresh, page.balances, now) });
-      announce("The accounts changed since the preview: nothing was written; review the fresh preview.");
+      const newer = String(answer.body.type || "").endsWith(":wrong-preview-hash");
+      put(
+        $("#stale-title"),
+        newer ? "This proposal has a newer preview than the one shown" : "The accounts changed since that preview",
+      );
+      announce(
+        newer
+          ? "That preview is no longer this proposal's: nothing was written; review its current preview."
+          : "The accounts changed since the preview: nothing was written; review the fresh preview.",
+      );
       $("#stale-title").focus();
       return;
     }
@@ -272,6 +288,7 @@ export async function showProposal(root, id, { conversation, me }) {
     const fresh = answer.body;
     const now = await balances();
     await render(fresh, { accounts: now, stale: changes(proposal, fresh, page.balances, now) });
+    put($("#stale-title"), "The accounts changed since that preview");
     announce("A fresh preview, with today's numbers: review it before you decide.");
     $("#stale-title").focus();
   }
@@ -280,13 +297,16 @@ export async function showProposal(root, id, { conversation, me }) {
     const section = $("#outcome");
     section.hidden = false;
     section.dataset.status = outcome.status;
+    const read = proposal.reads_only && outcome.status === "committed";
     const fields = [
-      ["Status", outcome.status, "status"],
+      ["Status", read ? "done (a read)" : outcome.status, "status"],
       ["Changed", changedText(outcome.changed), "changed"],
       ["Events", String(outcome.events.length), "events"],
       ["Error", outcome.error || "none", "error"],
       ["Result", outcome.result === null || outcome.result === undefined ? "none" : JSON.stringify(outcome.result), "result"],
-      ["Confirmed by", proposal.confirmed_by || "no one", "confirmed-by"],
+      read
+        ? ["Confirmation", "none needed: it writes nothing", "confirmed-by"]
+        : ["Confirmed by", proposal.confirmed_by || "no one", "confirmed-by"],
     ];
     if (proposal.decided_by) fields.push(["Decided by", proposal.decided_by, "decided-by"]);
     put(
