@@ -7,12 +7,13 @@ it asked for sheets, then wrote a program that called find_actions or invented a
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Annotated, Any
 
 import pytest
 from pydantic import Field
 
 from application.bank import BANK_USE_CASES
+from application.labels import Fact
 from application.permissions import EVERYONE, Permission
 from application.principals import PrincipalView
 from application.unit_of_work import UnitOfWork
@@ -104,7 +105,7 @@ def test_every_example_program_passes_the_gateway_s_checks(
         assert refusal.kind not in {"invalid-program", "forbidden"}, (use_case, str(refusal))
 
 
-def _perform(self: UseCase[int], uow: UnitOfWork) -> int:
+def _perform(self: UseCase[int], uow: UnitOfWork) -> Annotated[int, Fact]:
     return 0
 
 
