@@ -29,7 +29,7 @@ from gateway.interfaces.cli.operate import audit_app, events, export, project, r
 from gateway.interfaces.cli.render import as_json, show_outcome
 from gateway.interfaces.cli.report import RunReport
 from gateway.interfaces.cli.run_ids import RunIdError, resolve_run_id
-from gateway.interfaces.cli.serving import check_agent_settings, mcp, print_demo_keys, serve
+from gateway.interfaces.cli.serving import mcp, print_demo_keys, serve
 from gateway.interfaces.cli.store_check import store_note
 
 app = typer.Typer(
@@ -268,7 +268,6 @@ def chat(key: KeyOption = None, as_: AsOption = None) -> None:
     """Talk to the agent: it writes programs; you read each preview and confirm."""
     from gateway.interfaces.cli.chat import interactive_chat
 
-    check_agent_settings()
     with _open() as sluice:
         status = interactive_chat(sluice, _principal(sluice, key, as_), console=Console())
     raise typer.Exit(status)
