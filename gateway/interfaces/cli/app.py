@@ -19,6 +19,7 @@ from gateway.core.catalog import UnknownUseCaseError
 from gateway.core.errors import GatewayError
 from gateway.core.paging import MAX_LIMIT
 from gateway.demo import seed
+from gateway.interfaces.cli.effective import settings
 from gateway.interfaces.cli.flow import decide, submit
 from gateway.interfaces.cli.inbox import list_proposals
 from gateway.interfaces.cli.keys import key_app, principal_app
@@ -70,6 +71,7 @@ app.command()(events)
 app.command()(export)
 app.command()(serve)
 app.command()(mcp)
+app.command()(settings)
 
 KeyOption = Annotated[str | None, typer.Option("--key", help="The principal's API key.")]
 AsOption = Annotated[
