@@ -14,6 +14,7 @@ from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
 from application.postgres_url import PostgresUrlError, parse_postgres_url
+from application.settings_error import SettingsError
 
 DATABASE_URL_VARIABLE = "SLUICE_DATABASE_URL"
 # Optional: a hot standby of the primary, which the read endpoints read (the read models
@@ -39,10 +40,6 @@ POSTGRES_WAITS = {
 }
 SQLITE_WAITS = {"SQLITE_LOCK_TIMEOUT": "3"}
 _SECRET_PARAMETER = re.compile(r"(?i)^(password|passwd|sslpassword)=")
-
-
-class StoreConfigError(ValueError):
-    """SLUICE_DATABASE_URL (or SLUICE_READ_DATABASE_URL) names no store Sluice can open."""
 
 
 def default_database_url(root: Path | None = None) -> str:
@@ -95,7 +92,7 @@ def _named(database_url: str, variable: str = DATABASE_URL_VARIABLE) -> str:
 def eventsourcing_env(
     database_url: str, environ: Mapping[str, str] | None = None
 ) -> dict[str, str]:
-    """The eventsourcing environment for a database URL, or a StoreConfigError naming it.
+    """The eventsourcing environment for a database URL, or a SettingsError naming it.
 
     It holds Sluice's bounds on waits (POSTGRES_WAITS, SQLITE_WAITS) except those that
     `environ` (the process environment by default) sets: eventsourcing lets the
@@ -110,7 +107,7 @@ def eventsourcing_env(
         return _sqlite_env(database_url) | _unset(SQLITE_WAITS, given)
     if scheme in POSTGRES_SCHEMES:
         return _postgres_env(database_url, DATABASE_URL_VARIABLE) | _unset(POSTGRES_WAITS, given)
-    raise StoreConfigError(
+    raise SettingsError(
         f"{_named(database_url)}: unsupported scheme {scheme or '(none)'!r}; use {SUPPORTED}"
     )
 
@@ -122,15 +119,13 @@ def _unset(defaults: Mapping[str, str], environ: Mapping[str, str]) -> dict[str,
 def _sqlite_env(database_url: str) -> dict[str, str]:
     database = sqlite_path(database_url)
     if database is None:
-        raise StoreConfigError(
+        raise SettingsError(
             f"{_named(database_url)}: a SQLite URL names its file after "
             "three slashes: sqlite:///var/sluice.db (relative to the current folder) or "
             "sqlite:////home/me/sluice.db (absolute)"
         )
     if not database.parent.is_dir():
-        raise StoreConfigError(
-            f"{_named(database_url)}: directory {database.parent} does not exist"
-        )
+        raise SettingsError(f"{_named(database_url)}: directory {database.parent} does not exist")
     return {"PERSISTENCE_MODULE": "infrastructure.sqlite", "SQLITE_DBNAME": str(database)}
 
 
@@ -140,7 +135,7 @@ def _postgres_env(database_url: str, variable: str, *, writes: bool = True) -> d
     try:
         url = parse_postgres_url(database_url, writes=writes)
     except PostgresUrlError as problem:
-        raise StoreConfigError(f"{_named(database_url, variable)}: {problem}") from None
+        raise SettingsError(f"{_named(database_url, variable)}: {problem}") from None
     env = {"PERSISTENCE_MODULE": "infrastructure.postgres", "POSTGRES_DSN": url.dsn}
     if url.schema is not None:
         env["POSTGRES_SCHEMA"] = url.schema
@@ -151,26 +146,26 @@ def standby_env(
     read_url: str, database_url: str, environ: Mapping[str, str] | None = None
 ) -> dict[str, str]:
     """The environment of the read models' standby (SLUICE_READ_DATABASE_URL), or a
-    StoreConfigError naming it: a PostgreSQL hot standby of the PostgreSQL primary that
+    SettingsError naming it: a PostgreSQL hot standby of the PostgreSQL primary that
     SLUICE_DATABASE_URL names, read in the same schema."""
     given = os.environ if environ is None else environ
     scheme = urlsplit(read_url).scheme.lower()
     if scheme not in POSTGRES_SCHEMES:
-        raise StoreConfigError(
+        raise SettingsError(
             f"{_named(read_url, READ_DATABASE_URL_VARIABLE)}: unsupported scheme "
             f"{scheme or '(none)'!r}; use postgresql://USER@HOST:PORT/DBNAME"
         )
     env = _postgres_env(read_url, READ_DATABASE_URL_VARIABLE, writes=False)
     primary = eventsourcing_env(database_url, given)
     if primary.get("PERSISTENCE_MODULE") != env["PERSISTENCE_MODULE"]:
-        raise StoreConfigError(
+        raise SettingsError(
             f"{_named(read_url, READ_DATABASE_URL_VARIABLE)}: it must name a hot standby "
             f"of the PostgreSQL server {DATABASE_URL_VARIABLE} names, and "
             f"{_named(database_url)} is not PostgreSQL"
         )
     schema = primary.get("POSTGRES_SCHEMA")
     if env.setdefault("POSTGRES_SCHEMA", schema or "") != (schema or ""):
-        raise StoreConfigError(
+        raise SettingsError(
             f"{_named(read_url, READ_DATABASE_URL_VARIABLE)}: schema "
             f"{env['POSTGRES_SCHEMA']!r} is not the primary's ({schema or 'public'!r}); "
             "a standby holds the primary's schemas, so leave schema out"

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from functools import cached_property
 from pathlib import Path
 
@@ -19,41 +18,25 @@ from application.read_models.service import (
     open_standby_store,
 )
 from application.read_models.store import ReadModelStore
-from application.store_config import (
-    DATABASE_URL_VARIABLE,
-    READ_DATABASE_URL_VARIABLE,
-    StoreConfigError,
-    default_database_url,
-    eventsourcing_env,
-    standby_env,
-)
+from application.store_config import default_database_url, eventsourcing_env, standby_env
 from gateway.core.catalog import Catalog
 from gateway.core.facade import Gateway
-from gateway.core.policy.caps import Caps, CapsConfigError
+from gateway.core.policy.caps import Caps
 from gateway.core.policy.rate import REQUESTS
-from gateway.core.policy.trusted_clients import TrustedClientsConfigError
-from gateway.core.policy.trusted_clients import trusted_clients as trusted_clients_from_env
-from gateway.core.program.pool_settings import PoolConfigError, PoolSettings
+from gateway.core.program.pool_settings import PoolSettings
 from gateway.core.program.runner import ProgramRunner
 from gateway.core.program.sandbox import Sandbox
 from gateway.core.proposals import Clock, utc_now
-from gateway.core.read_wait import ReadWaitConfigError, read_wait_seconds
-from gateway.notify.settings import NotifyConfigError, NotifySettings
 from gateway.notify.webhook import WebhookNotifier
-
-# What a malformed setting raises while the store and gateway are wired: exit 2 naming it.
-CONFIG_ERRORS: tuple[type[Exception], ...] = (
-    StoreConfigError,
-    CapsConfigError,
-    PoolConfigError,
-    TrustedClientsConfigError,
-    ReadWaitConfigError,
-    NotifyConfigError,
-)
+from gateway.settings import Settings, load_settings
 
 
 class Sluice:
-    """The running system: a ledger on its store, the bank catalog, a sandbox on demand."""
+    """The running system: a ledger on its store, the bank catalog, a sandbox on demand.
+
+    Wired from `settings` (read from the environment when none are given: a command reads
+    them once at start and hands them here); an argument given wins over its setting. A
+    setting Sluice cannot use is a SettingsError naming it."""
 
     def __init__(
         self,
@@ -65,24 +48,23 @@ class Sluice:
         clock: Clock = utc_now,
         trusted_clients: frozenset[str] | None = None,
         read_database_url: str | None = None,
+        settings: Settings | None = None,
     ) -> None:
-        self.database_url = database_url or os.environ.get(DATABASE_URL_VARIABLE) or _default_url()
+        self.settings = settings = load_settings() if settings is None else settings
+        self.database_url = database_url or settings.database_url or _default_url()
         # A hot standby that the read endpoints read (optional), checked before anything opens.
-        self.read_database_url = (
-            read_database_url or os.environ.get(READ_DATABASE_URL_VARIABLE) or None
-        )
+        self.read_database_url = read_database_url or settings.read_database_url
         self.standby_env = (
             None
             if self.read_database_url is None
             else standby_env(self.read_database_url, self.database_url)
         )
         self.catalog = Catalog(DIRECTORY_HEADER, BANK_USE_CASES)
-        self.caps = caps or Caps.from_env(use_cases=self.catalog.names)
-        # Read now, so that a bad SLUICE_SANDBOX_* value stops the process at start.
-        self.pool = pool or PoolSettings.from_env()
-        # Likewise a bad SLUICE_MCP_TRUSTED_CLIENTS: whose MCP clients may confirm by a form.
+        self.caps = caps or settings.caps(use_cases=self.catalog.names)
+        self.pool = pool or settings.pool
+        # Whose MCP clients may confirm by a form (SLUICE_MCP_TRUSTED_CLIENTS).
         self.trusted_clients = (
-            trusted_clients_from_env() if trusted_clients is None else trusted_clients
+            settings.mcp_trusted_clients if trusted_clients is None else trusted_clients
         )
         self.clock = clock
         # A sandbox given from outside (a test's shared pool) is its owner's to close.
@@ -94,9 +76,9 @@ class Sluice:
         # True when another process (`sluice project`) keeps the read models current.
         self.projected_elsewhere = False
         # How long a read waits for its min_position (SLUICE_READ_WAIT_SECONDS).
-        self.read_wait_seconds = read_wait_seconds()
+        self.read_wait_seconds = settings.read_wait_seconds
         # The webhook told of proposals waiting for a person (SLUICE_NOTIFY_URL), if any.
-        self.notify = NotifySettings.from_env()
+        self.notify = settings.notify
 
     @cached_property
     def sandbox(self) -> Sandbox:
@@ -145,7 +127,7 @@ class Sluice:
     @cached_property
     def notifier(self) -> WebhookNotifier:
         assert self.notify is not None, "SLUICE_NOTIFY_URL is not set"
-        return WebhookNotifier(self.notify, console_url=os.environ.get("SLUICE_CONSOLE_URL"))
+        return WebhookNotifier(self.notify, console_url=self.settings.console_url)
 
     @cached_property
     def request_counter(self) -> RateCounter:

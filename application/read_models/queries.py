@@ -23,7 +23,10 @@ from domain.errors import AccountNotFoundError
 
 Visible = frozenset[str] | None
 T = TypeVar("T")
-# How long a read waits for a standby to replay what it must see, by default.
+# How long a read waits for the read models (or a standby) to reach what it must see, by
+# default: the one default of SLUICE_READ_WAIT_SECONDS (gateway/settings.py). The projector
+# keeps the read models about 0.1 s behind the log: a few seconds is ample, and short
+# enough that a client hears why instead of hanging.
 WAIT_SECONDS = 5.0
 
 

@@ -1,6 +1,6 @@
 """The LLM agent: a planner that never sees data, proposals through the gateway, a checked answer.
 
-`Agent(gateway, AgentConfig.from_env())` is all the HTTP layer and the CLI need.
+`Agent(gateway, AgentConfig.from_settings(settings))` is all the HTTP layer and the CLI need.
 """
 
 from __future__ import annotations

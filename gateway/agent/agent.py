@@ -73,12 +73,12 @@ class Agent:
     def __init__(
         self,
         gateway: Gateway,
-        config: AgentConfig | None = None,
+        config: AgentConfig,
         *,
         client: OpenAI | None = None,
     ) -> None:
         self.gateway = gateway
-        self.config = config or AgentConfig.from_env()
+        self.config = config
         self.conversations = Conversations(gateway.ledger)
         self._client = client
         self._provider: Provider | None = None

@@ -1,21 +1,22 @@
-"""Where the agent's model is: read from the environment, never required by the rest of Sluice.
+"""Where the agent's model is: the SLUICE_LLM_* settings, never required by the rest of Sluice.
 
-Any OpenAI-compatible endpoint works (OpenAI, vLLM, Ollama, llama.cpp's server). Reading
-the environment never fails: a missing model makes the agent unavailable, with a message
-naming the variables to set, while everything else in Sluice keeps working. A setting given
-with a bad value is a mistake to fix: `sluice serve` and `sluice chat` refuse to start on
-it (exit 2, naming it), and the agent stays unavailable wherever it is built anyway.
+Any OpenAI-compatible endpoint works (OpenAI, vLLM, Ollama, llama.cpp's server). A missing
+model makes the agent unavailable, with a message naming the variables to set, while
+everything else in Sluice keeps working. A setting given with a bad value is a mistake to
+fix: like every setting it is refused when the settings are read (`gateway/settings.py`),
+and the command stops (exit 2, naming it).
 """
 
 from __future__ import annotations
 
-import os
-from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Literal, get_args
+from typing import TYPE_CHECKING, Literal, get_args
 
-from gateway.agent.catalog_form import CATALOG_FORMS, CatalogForm
+from gateway.agent.catalog_form import CatalogForm
 from gateway.core.errors import GatewayError
+
+if TYPE_CHECKING:
+    from gateway.settings import Settings
 
 StructuredOutput = Literal["auto", "json_schema", "text"]
 STRUCTURED_OUTPUTS: tuple[str, ...] = get_args(StructuredOutput)
@@ -71,71 +72,27 @@ class AgentConfig:
     history_turns: int = 12
     # How the planner is shown what it may call (CatalogForm).
     catalog: CatalogForm = "auto"
-    problems: tuple[str, ...] = ()
 
     @classmethod
-    def from_env(cls, env: Mapping[str, str] | None = None) -> AgentConfig:
-        source = os.environ if env is None else env
-        problems: list[str] = []
-
-        def text(name: str) -> str | None:
-            value = source.get(name, "").strip()
-            return value or None
-
-        def number(name: str, default: float, *, whole: bool, minimum: float) -> float:
-            raw = text(name)
-            if raw is None:
-                return default
-            try:
-                value = int(raw) if whole else float(raw)
-            except ValueError:
-                value = minimum - 1
-            if not value >= minimum:
-                kind = "a whole number" if whole else "a number"
-                problems.append(f"{name}={raw!r} is not {kind} of at least {minimum:g}")
-                return default
-            return value
-
-        output = text(OUTPUT) or "auto"
-        if output not in STRUCTURED_OUTPUTS:
-            problems.append(f"{OUTPUT}={output!r} is not one of {', '.join(STRUCTURED_OUTPUTS)}")
-            output = "auto"
-        catalog = text(CATALOG) or "auto"
-        if catalog not in CATALOG_FORMS:
-            problems.append(f"{CATALOG}={catalog!r} is not one of {', '.join(CATALOG_FORMS)}")
-            catalog = "auto"
-        temperature = text(TEMPERATURE)
+    def from_settings(cls, settings: Settings) -> AgentConfig:
+        """The agent's part of the settings (SLUICE_LLM_*, checked when they were read)."""
         return cls(
-            model=text(MODEL),
-            base_url=text(BASE_URL),
-            api_key=text(API_KEY) or text(FALLBACK_API_KEY),
-            answer_model=text(ANSWER_MODEL),
-            timeout_seconds=number(TIMEOUT, cls.timeout_seconds, whole=False, minimum=0.001),
-            max_retries=int(number(MAX_RETRIES, cls.max_retries, whole=True, minimum=0)),
-            max_tokens=int(number(MAX_TOKENS, cls.max_tokens, whole=True, minimum=1)),
-            structured_output=output,  # type: ignore[arg-type]
-            max_tool_rounds=int(
-                number(MAX_TOOL_ROUNDS, cls.max_tool_rounds, whole=True, minimum=0)
-            ),
-            temperature=(
-                None if temperature is None else number(TEMPERATURE, 0.0, whole=False, minimum=0.0)
-            ),
-            history_turns=int(number(HISTORY_TURNS, cls.history_turns, whole=True, minimum=0)),
-            catalog=catalog,  # type: ignore[arg-type]
-            problems=tuple(problems),
+            model=settings.llm_model,
+            base_url=settings.llm_base_url,
+            api_key=settings.llm_api_key or settings.openai_api_key,
+            answer_model=settings.llm_answer_model,
+            timeout_seconds=settings.llm_timeout_seconds,
+            max_retries=settings.llm_max_retries,
+            max_tokens=settings.llm_max_tokens,
+            structured_output=settings.llm_structured_output,
+            max_tool_rounds=settings.llm_max_tool_rounds,
+            temperature=settings.llm_temperature,
+            history_turns=settings.llm_history_turns,
+            catalog=settings.llm_catalog,
         )
-
-    def invalid(self) -> str | None:
-        """What is wrong with the settings given, or None: a process refuses to start on it."""
-        if self.problems:
-            return "the agent's configuration is invalid: " + "; ".join(self.problems)
-        return None
 
     def unavailable(self) -> str | None:
         """Why the agent cannot run with this configuration, or None when it can."""
-        invalid = self.invalid()
-        if invalid is not None:
-            return invalid
         if not self.model:
             return f"the agent has no model configured: {HOW_TO_CONFIGURE}"
         if not self.base_url and not self.api_key:

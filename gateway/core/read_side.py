@@ -17,7 +17,7 @@ from application.bank.results import AccountView, StatementEntry
 from application.bank.types import account_problem
 from application.log import read_log
 from application.principals import PrincipalView
-from application.read_models.queries import statement_entry
+from application.read_models.queries import WAIT_SECONDS, statement_entry
 from application.read_models.rows import StatementRow
 from application.read_models.store import PROJECTIONS
 from domain.account import account_id
@@ -36,15 +36,11 @@ STATEMENT = TypeAdapter(list[StatementEntry])
 LOG_PAGE = TypeAdapter(list[LogEvent])
 
 
-# How long a read waits for the read models to reach its `min_position`, by default.
-MIN_POSITION_WAIT_SECONDS = 5.0
 POLL_SECONDS = 0.02
 
 
 class ReadSide:
-    def __init__(
-        self, gateway: Gateway, *, wait_seconds: float = MIN_POSITION_WAIT_SECONDS
-    ) -> None:
+    def __init__(self, gateway: Gateway, *, wait_seconds: float = WAIT_SECONDS) -> None:
         self.gateway = gateway
         self.wait_seconds = wait_seconds
 

@@ -10,9 +10,7 @@ handler removed, wherever a library put it).
 from gateway.logs.install import (
     LOG_FORMAT_VARIABLE,
     LOG_LEVEL_VARIABLE,
-    LogConfigError,
     install,
-    level_from_env,
     parse_format,
     parse_level,
     reclaim,
@@ -23,9 +21,7 @@ from gateway.logs.install import (
 __all__ = [
     "LOG_FORMAT_VARIABLE",
     "LOG_LEVEL_VARIABLE",
-    "LogConfigError",
     "install",
-    "level_from_env",
     "parse_format",
     "parse_level",
     "reclaim",

@@ -18,16 +18,16 @@ from __future__ import annotations
 
 import atexit
 import logging
-import os
 import queue
 import signal
 import sys
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass
 from types import FrameType, TracebackType
 from typing import Any, TextIO
 
+from application.settings_error import SettingsError
 from gateway.logs.queued import QUEUE_SIZE, Drops, Listener, SluiceQueueHandler, Writer
 
 LOG_LEVEL_VARIABLE = "SLUICE_LOG_LEVEL"
@@ -40,35 +40,24 @@ UVICORN_LOGGERS = ("uvicorn", "uvicorn.error", "uvicorn.access", "uvicorn.asgi")
 log = logging.getLogger("sluice")
 
 
-class LogConfigError(ValueError):
-    """A log level or format that is none (--log-level, SLUICE_LOG_LEVEL, --log-format,
-    SLUICE_LOG_FORMAT)."""
-
-
-def level_from_env(env: Mapping[str, str] | None = None, default: int = DEFAULT_LEVEL) -> int:
-    """The level SLUICE_LOG_LEVEL names (any case), `default` when it is unset."""
-    raw = (os.environ if env is None else env).get(LOG_LEVEL_VARIABLE)
-    return default if raw is None else parse_level(raw, LOG_LEVEL_VARIABLE)
-
-
 def parse_level(raw: str, source: str) -> int:
-    """The level `raw` names (any case), or a LogConfigError naming `source` (an option or
+    """The level `raw` names (any case), or a SettingsError naming `source` (an option or
     a variable)."""
     name = raw.strip().upper()
     if name not in LEVELS:
-        raise LogConfigError(f"{source}={raw!r} is not a log level; use one of {', '.join(LEVELS)}")
+        raise SettingsError(f"{source}={raw!r} is not a log level; use one of {', '.join(LEVELS)}")
     level: int = logging.getLevelNamesMapping()[name]
     return level
 
 
 def parse_format(raw: str | None, source: str = LOG_FORMAT_VARIABLE) -> str:
-    """`plain` or `json` (any case; plain when `raw` is None), or a LogConfigError naming
+    """`plain` or `json` (any case; plain when `raw` is None), or a SettingsError naming
     `source`."""
     if raw is None:
         return "plain"
     name = raw.strip().lower()
     if name not in FORMATS:
-        raise LogConfigError(f"{source}={raw!r} is not a log format; use plain or json")
+        raise SettingsError(f"{source}={raw!r} is not a log format; use plain or json")
     return name
 
 

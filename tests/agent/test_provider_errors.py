@@ -168,7 +168,7 @@ def test_text_mode_can_be_chosen_and_json_schema_mode_does_not_fall_back(
 def test_with_no_model_configured_the_agent_says_which_variables_to_set(
     gateway: Gateway, fake_llm: FakeLLM, who: Callable[[str], PrincipalView]
 ) -> None:
-    agent = Agent(gateway, AgentConfig.from_env({}))
+    agent = Agent(gateway, AgentConfig())
     before = store_state(gateway.ledger)
 
     with pytest.raises(GatewayError) as refused:

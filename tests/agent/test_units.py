@@ -22,6 +22,7 @@ from gateway.agent.structured import (
     parse_planner_reply,
     planner_output,
 )
+from gateway.settings import SettingsError, load_settings
 
 NOW = datetime(2026, 11, 29, 12, 0, tzinfo=UTC)
 QUESTION = (
@@ -29,8 +30,12 @@ QUESTION = (
 )
 
 
+def load_settings_agent(env: dict[str, str]) -> AgentConfig:
+    return load_settings(env).agent
+
+
 def test_the_config_comes_from_the_environment() -> None:
-    config = AgentConfig.from_env(
+    config = load_settings_agent(
         {
             "SLUICE_LLM_MODEL": "qwen2.5",
             "SLUICE_LLM_BASE_URL": "http://localhost:11434/v1",
@@ -49,7 +54,7 @@ def test_the_config_comes_from_the_environment() -> None:
         "sk-fallback",
     )
     assert (config.timeout_seconds, config.max_retries, config.max_tokens) == (12.5, 0, 512)
-    assert AgentConfig.from_env({}).max_tokens == 1024
+    assert load_settings_agent({}).max_tokens == 1024
     assert (config.structured_output, config.temperature) == ("text", 0.0)
     assert config.unavailable() is None
     assert config.answerer_model == "qwen2.5"
@@ -57,8 +62,8 @@ def test_the_config_comes_from_the_environment() -> None:
 
 def test_the_sluice_key_wins_and_a_local_server_needs_none() -> None:
     both = {"SLUICE_LLM_MODEL": "m", "SLUICE_LLM_API_KEY": "sk-own", "OPENAI_API_KEY": "sk-x"}
-    assert AgentConfig.from_env(both).api_key == "sk-own"
-    local = AgentConfig.from_env({"SLUICE_LLM_MODEL": "m", "SLUICE_LLM_BASE_URL": "http://h/v1"})
+    assert load_settings_agent(both).api_key == "sk-own"
+    local = load_settings_agent({"SLUICE_LLM_MODEL": "m", "SLUICE_LLM_BASE_URL": "http://h/v1"})
     assert local.unavailable() is None
     assert local.key  # a placeholder the client accepts
 
@@ -95,11 +100,15 @@ def test_the_sluice_key_wins_and_a_local_server_needs_none() -> None:
     ],
 )
 def test_an_unusable_config_says_what_to_set(env: dict[str, str], says: str) -> None:
-    config = AgentConfig.from_env(env)
-    reason = config.unavailable()
+    # A bad value is refused when the settings are read; no model or key is not (the rest
+    # of Sluice runs, and the agent says what to set).
+    if "is not " in says:
+        with pytest.raises(SettingsError) as refused:
+            load_settings(env)
+        assert says in str(refused.value)
+        return
+    reason = load_settings(env).agent.unavailable()
     assert reason is not None and says in reason
-    # A bad value is refused at start; no model or key is not (the rest of Sluice runs).
-    assert (config.invalid() is not None) == ("is not " in says)
 
 
 PAY = 'transfer(payer="alice", payee="bob", amount=1)'

@@ -15,10 +15,10 @@ from application.principals import PrincipalView
 from gateway.core.catalog import Catalog
 from gateway.core.errors import GatewayError
 from gateway.core.facade import Gateway
-from gateway.core.policy.caps import Caps, CapsConfigError
 from gateway.core.program.sandbox import Sandbox
 from gateway.core.results import Proposal
 from gateway.demo import seed
+from gateway.settings import SettingsError, load_settings
 from tests.conftest import TEST_CAPS, Clock
 from tests.gateway.conftest import accounts_state, make_gateway
 
@@ -140,7 +140,7 @@ def proposal_id(proposal: Proposal) -> UUID:
 
 
 def test_caps_are_configured_from_the_environment() -> None:
-    caps = Caps.from_env(
+    caps = load_settings(
         {
             "SLUICE_CAP_MAX_CALLS": "20",
             "SLUICE_CAP_MAX_CALLS_PER_USE_CASE": "transfer=3,withdraw=2",
@@ -148,7 +148,7 @@ def test_caps_are_configured_from_the_environment() -> None:
             "SLUICE_CAP_PROGRAMS_PER_MINUTE": "5",
             "SLUICE_CAP_COMPLETE_READS_AT_ONCE": "false",
         }
-    )
+    ).caps()
 
     assert caps.max_calls == 20
     assert caps.max_calls_per_use_case is not None
@@ -160,7 +160,7 @@ def test_caps_are_configured_from_the_environment() -> None:
 
 
 def test_without_the_environment_each_use_case_is_capped_by_its_own_max_calls() -> None:
-    caps = Caps.from_env({})
+    caps = load_settings({}).caps()
 
     assert {u.name: caps.calls_allowed(u) for u in BANK_USE_CASES} == {
         "open_account": 5,
@@ -190,8 +190,8 @@ def test_without_the_environment_each_use_case_is_capped_by_its_own_max_calls() 
     ],
 )
 def test_a_bad_cap_in_the_environment_is_refused_naming_it(variable: str, value: str) -> None:
-    with pytest.raises(CapsConfigError) as refused:
-        Caps.from_env({variable: value})
+    with pytest.raises(SettingsError) as refused:
+        load_settings({variable: value})
 
     assert str(refused.value).startswith(f"{variable}={value!r}")
 
@@ -199,8 +199,8 @@ def test_a_bad_cap_in_the_environment_is_refused_naming_it(variable: str, value:
 def test_a_cap_per_use_case_from_the_environment_replaces_the_use_cases_own(
     ledger: Ledger, catalog: Catalog, sandbox: Sandbox, clock: Clock
 ) -> None:
-    caps = Caps.from_env(
-        {"SLUICE_CAP_MAX_CALLS_PER_USE_CASE": "transfer=2"}, use_cases=catalog.names
+    caps = load_settings({"SLUICE_CAP_MAX_CALLS_PER_USE_CASE": "transfer=2"}).caps(
+        use_cases=catalog.names
     )
     gateway = make_gateway(
         ledger,
@@ -228,10 +228,9 @@ def test_a_cap_per_use_case_from_the_environment_replaces_the_use_cases_own(
 
 
 def test_a_cap_per_use_case_naming_no_use_case_is_refused_naming_it(catalog: Catalog) -> None:
-    with pytest.raises(CapsConfigError) as refused:
-        Caps.from_env(
-            {"SLUICE_CAP_MAX_CALLS_PER_USE_CASE": "transfer=3,transfers=2"}, use_cases=catalog.names
-        )
+    settings = load_settings({"SLUICE_CAP_MAX_CALLS_PER_USE_CASE": "transfer=3,transfers=2"})
+    with pytest.raises(SettingsError) as refused:
+        settings.caps(use_cases=catalog.names)
 
     assert str(refused.value) == (
         "SLUICE_CAP_MAX_CALLS_PER_USE_CASE='transfer=3,transfers=2': no use case transfers "

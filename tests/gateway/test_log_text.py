@@ -9,8 +9,9 @@ from typing import Any
 
 import pytest
 
-from application.store_config import StoreConfigError, eventsourcing_env, redacted
-from gateway.logs import LogConfigError, parse_format, parse_level
+from application.settings_error import SettingsError
+from application.store_config import eventsourcing_env, redacted
+from gateway.logs import parse_format, parse_level
 from gateway.logs.context import REQUEST_ID
 from gateway.logs.json_lines import JsonLines
 from gateway.logs.plain import PlainLines
@@ -64,7 +65,7 @@ def test_a_database_url_is_shown_without_its_password(url: str, shown: str) -> N
 
 
 def test_a_refused_database_url_is_quoted_without_its_password() -> None:
-    with pytest.raises(StoreConfigError) as refused:
+    with pytest.raises(SettingsError) as refused:
         eventsourcing_env("postgresql://u:hunter2@db:5432/")
     assert "hunter2" not in str(refused.value)
     assert "postgresql://u:***@db:5432/" in str(refused.value)
@@ -135,9 +136,9 @@ def test_a_log_level_is_read_in_any_case(raw: str, level: int) -> None:
 
 
 def test_an_unknown_log_level_or_format_is_refused_naming_where_it_came_from() -> None:
-    with pytest.raises(LogConfigError, match=r"--log-level='loud' is not a log level"):
+    with pytest.raises(SettingsError, match=r"--log-level='loud' is not a log level"):
         parse_level("loud", "--log-level")
-    with pytest.raises(LogConfigError, match=r"SLUICE_LOG_FORMAT='xml' is not a log format"):
+    with pytest.raises(SettingsError, match=r"SLUICE_LOG_FORMAT='xml' is not a log format"):
         parse_format("xml")
     assert parse_format(None) == "plain"
     assert parse_format("JSON", "--log-format") == "json"

@@ -22,6 +22,7 @@ from gateway.core.facade import Gateway
 from gateway.core.policy.caps import Caps
 from gateway.core.program.sandbox import Sandbox
 from gateway.demo import seed
+from gateway.settings import load_settings
 from tests.conftest import TEST_CAPS, TEST_LIMITS, Clock
 from tests.gateway.conftest import accounts_state, make_gateway
 
@@ -173,4 +174,4 @@ def written_since(ledger: Ledger, head: int | None) -> set[str]:
 
 def test_the_limit_is_configured_from_the_environment() -> None:
     assert Caps().programs_at_once == 1
-    assert Caps.from_env({"SLUICE_CAP_PROGRAMS_AT_ONCE": "3"}).programs_at_once == 3
+    assert load_settings({"SLUICE_CAP_PROGRAMS_AT_ONCE": "3"}).caps().programs_at_once == 3

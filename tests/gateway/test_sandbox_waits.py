@@ -28,10 +28,11 @@ from gateway.core.catalog import Catalog
 from gateway.core.errors import GatewayError
 from gateway.core.facade import Gateway
 from gateway.core.program.errors import ProgramError
-from gateway.core.program.pool_settings import PoolConfigError, PoolSettings
+from gateway.core.program.pool_settings import PoolSettings
 from gateway.core.program.sandbox import Sandbox
 from gateway.demo import seed
 from gateway.interfaces.cli.flow import submit
+from gateway.settings import SettingsError, load_settings
 from tests.conftest import TEST_LIMITS, Clock
 from tests.gateway.conftest import accounts_state, make_gateway
 from tests.postgres import support
@@ -286,10 +287,10 @@ def test_a_store_wait_past_the_stores_bound_is_not_the_programs_failure(
 
 
 def test_the_pool_is_configured_from_the_environment() -> None:
-    assert PoolSettings.from_env({}) == PoolSettings(workers=2, wait_seconds=5.0)
-    configured = PoolSettings.from_env(
+    assert load_settings({}).pool == PoolSettings(workers=2, wait_seconds=5.0)
+    configured = load_settings(
         {"SLUICE_SANDBOX_WORKERS": "4", "SLUICE_SANDBOX_WAIT_SECONDS": "0.5"}
-    )
+    ).pool
     assert configured == PoolSettings(workers=4, wait_seconds=0.5)
 
 
@@ -306,8 +307,8 @@ def test_the_pool_is_configured_from_the_environment() -> None:
     ],
 )
 def test_a_bad_pool_setting_is_refused_naming_it(variable: str, value: str) -> None:
-    with pytest.raises(PoolConfigError) as refused:
-        PoolSettings.from_env({variable: value})
+    with pytest.raises(SettingsError) as refused:
+        load_settings({variable: value})
 
     assert str(refused.value).startswith(f"{variable}={value!r}: ")
 

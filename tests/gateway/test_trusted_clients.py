@@ -4,11 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from gateway.core.policy.trusted_clients import (
-    VARIABLE,
-    TrustedClientsConfigError,
-    trusted_clients,
-)
+from gateway.core.policy.trusted_clients import VARIABLE
+from gateway.settings import SettingsError, load_settings
 
 
 @pytest.mark.parametrize(
@@ -24,7 +21,7 @@ from gateway.core.policy.trusted_clients import (
 def test_the_principals_it_names(value: str | None, names: set[str]) -> None:
     env = {} if value is None else {VARIABLE: value}
 
-    assert trusted_clients(env) == names
+    assert load_settings(env).mcp_trusted_clients == names
 
 
 @pytest.mark.parametrize(
@@ -38,7 +35,7 @@ def test_the_principals_it_names(value: str | None, names: set[str]) -> None:
     ],
 )
 def test_anything_else_is_refused_naming_the_variable(value: str, error: str) -> None:
-    with pytest.raises(TrustedClientsConfigError) as refused:
-        trusted_clients({VARIABLE: value})
+    with pytest.raises(SettingsError) as refused:
+        load_settings({VARIABLE: value})
 
     assert str(refused.value).startswith(f"{VARIABLE}: {error}")

@@ -22,8 +22,9 @@ import pytest
 
 from application.principals import PrincipalView
 from gateway.core.facade import Gateway
-from gateway.notify.settings import NotifyConfigError, NotifySettings
+from gateway.notify.settings import NotifySettings
 from gateway.notify.webhook import SIGNATURE_HEADER, WebhookNotifier
+from gateway.settings import SettingsError, load_settings
 from tests.served import free_port, serving
 
 SECRET = "a-secret-of-some-length"
@@ -232,13 +233,13 @@ def test_a_full_queue_drops_the_notice_logged_and_the_proposal_stands(
     ],
 )  # fmt: skip
 def test_a_malformed_webhook_setting_is_refused_naming_it(env: dict[str, str], named: str) -> None:
-    with pytest.raises(NotifyConfigError) as refused:
-        NotifySettings.from_env(env)
+    with pytest.raises(SettingsError) as refused:
+        load_settings(env)
     assert named in str(refused.value)
 
 
 def test_no_webhook_is_the_default() -> None:
-    assert NotifySettings.from_env({}) is None
+    assert load_settings({}).notify is None
 
 
 def test_a_served_gateway_notifies_the_webhook_its_settings_name(

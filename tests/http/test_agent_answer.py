@@ -3,6 +3,7 @@ its author and never in the assistant's voice, the same when the conversation is
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 
 import pytest
@@ -11,6 +12,7 @@ from fastapi.testclient import TestClient
 from application import principals
 from gateway.bootstrap import Sluice
 from gateway.interfaces.http.app import create_app
+from gateway.settings import load_settings
 from tests.agent import fake_llm as llm
 from tests.agent.fake_llm import FakeLLM
 from tests.http.conftest import auth
@@ -30,13 +32,14 @@ def fake() -> Iterator[FakeLLM]:
 def agent_client(
     sluice: Sluice, fake: FakeLLM, monkeypatch: pytest.MonkeyPatch
 ) -> Iterator[TestClient]:
-    for name, value in {
+    # The settings of the process, read when the system was built, with the model's.
+    model = {
         "SLUICE_LLM_MODEL": "fake-model",
         "SLUICE_LLM_BASE_URL": fake.url,
         "SLUICE_LLM_API_KEY": "sk-test",
         "SLUICE_LLM_MAX_RETRIES": "0",
-    }.items():
-        monkeypatch.setenv(name, value)
+    }
+    monkeypatch.setattr(sluice, "settings", load_settings({**os.environ, **model}))
     with TestClient(create_app(sluice), raise_server_exceptions=False) as client:
         yield client
 

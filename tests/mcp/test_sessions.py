@@ -14,6 +14,7 @@ import pytest
 from mcp.shared.exceptions import MCPError
 
 from gateway.core.policy.caps import Caps
+from gateway.settings import load_settings
 from tests.mcp.support import (
     AGENT_KEY,
     HUMAN_KEY,
@@ -160,12 +161,12 @@ def test_the_session_caps_default_to_10_a_principal_and_300_idle_seconds() -> No
     defaults = Caps()
     assert defaults.mcp_sessions_per_principal == 10
     assert defaults.mcp_session_idle_seconds == 300  # was 600
-    caps = Caps.from_env(
+    caps = load_settings(
         {
             "SLUICE_CAP_MCP_SESSIONS_PER_PRINCIPAL": "4",
             "SLUICE_CAP_MCP_SESSION_IDLE_SECONDS": "60",
         }
-    )
+    ).caps()
     assert (caps.mcp_sessions_per_principal, caps.mcp_session_idle_seconds) == (4, 60)
 
 

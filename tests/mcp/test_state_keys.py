@@ -16,10 +16,11 @@ from typing import Any
 
 import mcp_types as types
 import pytest
-from mcp.server.request_state import InvalidRequestState
+from mcp.server.request_state import InvalidRequestState, RequestStateSecurity
 from mcp.shared.exceptions import MCPError
 
-from gateway.interfaces.mcp.state_keys import VARIABLE, StateKeysConfigError, request_state_security
+from gateway.interfaces.mcp.state_keys import VARIABLE, request_state_security
+from gateway.settings import SettingsError, load_settings
 from tests.mcp.support import (
     HUMAN_KEY,
     SLUICE,
@@ -112,12 +113,16 @@ async def test_other_keys_refuse_the_answer_and_write_nothing(tmp_path: Path) ->
         assert await alice_balance(second) == before
 
 
+def sealing(env: dict[str, str]) -> RequestStateSecurity:
+    return request_state_security(load_settings(env).mcp_state_keys)
+
+
 def test_keys_rotate_the_first_seals_and_all_open() -> None:
     old, new = secrets.token_hex(32), secrets.token_urlsafe(32)
-    sealed_before = request_state_security({VARIABLE: old}).codec.seal(b"asked")
-    during = request_state_security({VARIABLE: f"{new}, {old}"})
+    sealed_before = sealing({VARIABLE: old}).codec.seal(b"asked")
+    during = sealing({VARIABLE: f"{new}, {old}"})
     sealed_during = during.codec.seal(b"asked again")
-    after = request_state_security({VARIABLE: new})
+    after = sealing({VARIABLE: new})
 
     assert during.codec.unseal(sealed_before) == b"asked"
     assert after.codec.unseal(sealed_during) == b"asked again"
@@ -136,19 +141,17 @@ def test_keys_rotate_the_first_seals_and_all_open() -> None:
     ],
 )
 def test_malformed_keys_are_refused_naming_the_variable(value: str, error: str) -> None:
-    with pytest.raises(StateKeysConfigError) as refused:
-        request_state_security({VARIABLE: value})
+    with pytest.raises(SettingsError) as refused:
+        load_settings({VARIABLE: value})
 
     assert str(refused.value).startswith(f"{VARIABLE}: {error}")
 
 
 @pytest.mark.parametrize("command", ["serve", "mcp"])
 def test_a_gateway_with_malformed_keys_does_not_start(command: str, tmp_path: Path) -> None:
-    env = store_env(f"sqlite:///{tmp_path / 'keys.db'}") | {
-        VARIABLE: "not a key!",
-        "SLUICE_API_KEY": HUMAN_KEY,
-    }
-    subprocess.run([SLUICE, "demo"], env=env, capture_output=True, check=True)
+    good = store_env(f"sqlite:///{tmp_path / 'keys.db'}") | {"SLUICE_API_KEY": HUMAN_KEY}
+    subprocess.run([SLUICE, "demo"], env=good, capture_output=True, check=True)
+    env = good | {VARIABLE: "not a key!"}
     done = subprocess.run(
         [SLUICE, command, "--port", "1"] if command == "serve" else [SLUICE, command],
         env=env,

@@ -6,10 +6,10 @@ from pathlib import Path
 
 import pytest
 
+from application.settings_error import SettingsError
 from application.store_config import (
     POSTGRES_WAITS,
     SQLITE_WAITS,
-    StoreConfigError,
     default_database_url,
     eventsourcing_env,
     standby_env,
@@ -82,7 +82,7 @@ def test_the_read_url_names_a_standby_in_the_primary_schema() -> None:
     # Any server may serve reads: a standby, or whichever of several answers.
     either = "postgresql://sluice@db1,db2/bank?target_session_attrs=prefer-standby"
     assert standby_env(either, primary, NONE_SET)["POSTGRES_DSN"] == either
-    with pytest.raises(StoreConfigError, match="schema 'other' is not the primary's"):
+    with pytest.raises(SettingsError, match="schema 'other' is not the primary's"):
         standby_env("postgresql://sluice@db2/bank?schema=other", primary, NONE_SET)
 
 
@@ -126,7 +126,7 @@ def test_the_default_is_a_sqlite_file_under_var(tmp_path: Path) -> None:
     ],
 )
 def test_a_url_sluice_cannot_open_is_refused_naming_it(url: str, reason: str) -> None:
-    with pytest.raises(StoreConfigError) as refused:
+    with pytest.raises(SettingsError) as refused:
         eventsourcing_env(url)
 
     assert str(refused.value).startswith(f"SLUICE_DATABASE_URL {url!r}: ")

@@ -1,13 +1,14 @@
-"""Caps on what one program, and one principal per minute, may do (P6). All configurable."""
+"""Caps on what one program, and one principal per minute, may do (P6). All configurable:
+each field is a SLUICE_CAP_<FIELD> setting (`gateway/settings.py`)."""
 
 from __future__ import annotations
 
-import os
 from collections.abc import Collection, Mapping
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
+from application.settings_error import SettingsError
 from application.use_case import UseCase
 from domain.money import CENT, MAX_BALANCE, fmt
 from gateway.core.catalog import UnknownUseCaseError
@@ -15,10 +16,6 @@ from gateway.core.program.limits import ProgramLimits
 
 ENV_PREFIX = "SLUICE_CAP_"
 PER_USE_CASE = "max_calls_per_use_case"
-
-
-class CapsConfigError(ValueError):
-    """A cap set from the environment that is not a valid value."""
 
 
 @dataclass(frozen=True)
@@ -61,30 +58,29 @@ class Caps:
             max_memory_bytes=self.max_memory_bytes,
         )
 
-    @classmethod
-    def from_env(
-        cls, env: Mapping[str, str] | None = None, *, use_cases: Collection[str] | None = None
-    ) -> Caps:
-        """Defaults, overridden by SLUICE_CAP_<FIELD> variables (e.g. SLUICE_CAP_MAX_CALLS=20).
 
-        SLUICE_CAP_MAX_CALLS_PER_USE_CASE takes `transfer=10,withdraw=5`; given `use_cases`
-        (the catalog's names), a name that is none of them is refused.
-        """
-        source = os.environ if env is None else env
-        caps = cls()
-        changes: dict[str, Any] = {}
-        for spec in fields(cls):
-            raw = source.get(ENV_PREFIX + spec.name.upper())
-            if raw is None:
-                continue
-            if spec.name == PER_USE_CASE:
-                changes[spec.name] = _per_use_case(raw, use_cases)
-            else:
-                changes[spec.name] = _parse(spec.name, raw, getattr(caps, spec.name))
-        return replace(caps, **changes)
+def parse_cap(name: str, raw: str) -> Any:
+    """The value of SLUICE_CAP_<NAME> (`name` a field of Caps), or a SettingsError naming it.
+
+    SLUICE_CAP_MAX_CALLS_PER_USE_CASE takes `transfer=10,withdraw=5`; which names are use
+    cases is checked where the catalog is known (`check_use_cases`)."""
+    if name == PER_USE_CASE:
+        return _per_use_case(raw)
+    return _parse(name, raw, getattr(Caps, name))
 
 
-def _per_use_case(raw: str, use_cases: Collection[str] | None) -> dict[str, int]:
+def check_use_cases(per_use_case: Mapping[str, int], use_cases: Collection[str]) -> None:
+    """A SettingsError naming SLUICE_CAP_MAX_CALLS_PER_USE_CASE if it names no use case."""
+    unknown = [name for name in per_use_case if name not in use_cases]
+    if unknown:
+        raw = ",".join(f"{name}={calls}" for name, calls in per_use_case.items())
+        raise SettingsError(
+            f"{ENV_PREFIX + PER_USE_CASE.upper()}={raw!r}: {UnknownUseCaseError(unknown[0])} "
+            f"(the use cases: {', '.join(use_cases)})"
+        )
+
+
+def _per_use_case(raw: str) -> dict[str, int]:
     variable = ENV_PREFIX + PER_USE_CASE.upper()
     try:
         pairs = [item.split("=", 1) for item in raw.split(",") if item.strip()]
@@ -92,13 +88,7 @@ def _per_use_case(raw: str, use_cases: Collection[str] | None) -> dict[str, int]
         if any(v <= 0 for v in parsed.values()):
             raise ValueError(raw)
     except ValueError:
-        raise CapsConfigError(f"{variable}={raw!r} is not a valid value for this cap") from None
-    unknown = [name for name in parsed if use_cases is not None and name not in use_cases]
-    if unknown and use_cases is not None:
-        raise CapsConfigError(
-            f"{variable}={raw!r}: {UnknownUseCaseError(unknown[0])} "
-            f"(the use cases: {', '.join(use_cases)})"
-        )
+        raise SettingsError(f"{variable}={raw!r} is not a valid value for this cap") from None
     return parsed
 
 
@@ -111,11 +101,11 @@ def _parse(name: str, raw: str, default: Any) -> Any:
             return raw.lower() in {"1", "true", "yes"}
         value = type(default)(raw)
     except (ValueError, InvalidOperation):
-        raise CapsConfigError(f"{variable}={raw!r} is not a valid value for this cap") from None
+        raise SettingsError(f"{variable}={raw!r} is not a valid value for this cap") from None
     if isinstance(value, Decimal) and not value.is_finite():
-        raise CapsConfigError(f"{variable}={raw!r} is not a finite number")
+        raise SettingsError(f"{variable}={raw!r} is not a finite number")
     if value <= 0:
-        raise CapsConfigError(f"{variable}={raw!r}: a cap must be positive")
+        raise SettingsError(f"{variable}={raw!r}: a cap must be positive")
     if isinstance(value, Decimal):
         return _money_cap(variable, raw, value)
     return value
@@ -125,7 +115,7 @@ def _money_cap(variable: str, raw: str, value: Decimal) -> Decimal:
     # Any cap on money is shown and compared as an amount: two places, and no more than
     # the most an account holds (a higher one could not be reached anyway).
     if value > MAX_BALANCE:
-        raise CapsConfigError(f"{variable}={raw!r}: at most {fmt(MAX_BALANCE)}")
+        raise SettingsError(f"{variable}={raw!r}: at most {fmt(MAX_BALANCE)}")
     if value != value.quantize(CENT):
-        raise CapsConfigError(f"{variable}={raw!r}: at most 2 decimal places")
+        raise SettingsError(f"{variable}={raw!r}: at most 2 decimal places")
     return value.quantize(CENT)

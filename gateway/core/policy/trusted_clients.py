@@ -13,32 +13,26 @@ in words anyone can write, while a principal is proven by its key.
 
 from __future__ import annotations
 
-import os
-from collections.abc import Mapping
-
 from application.bank.types import ACCOUNT_RULE
 from application.principals import NAME_PATTERN
+from application.settings_error import SettingsError
 
 VARIABLE = "SLUICE_MCP_TRUSTED_CLIENTS"
 
 
-class TrustedClientsConfigError(ValueError):
-    """SLUICE_MCP_TRUSTED_CLIENTS holds something that is not a list of principal names."""
-
-
-def trusted_clients(env: Mapping[str, str] | None = None) -> frozenset[str]:
-    """The principals named by SLUICE_MCP_TRUSTED_CLIENTS; unset or blank, none."""
-    raw = (os.environ if env is None else env).get(VARIABLE, "")
+def parse_trusted_clients(raw: str) -> frozenset[str]:
+    """The principals a SLUICE_MCP_TRUSTED_CLIENTS value names (blank: none), or a
+    SettingsError naming the variable."""
     if not raw.strip():
         return frozenset()
     names = [item.strip() for item in raw.split(",")]
     for number, name in enumerate(names, 1):
         where = f"{VARIABLE}: name {number} of {len(names)}"
         if not name:
-            raise TrustedClientsConfigError(f"{where} is empty; separate names with single commas")
+            raise SettingsError(f"{where} is empty; separate names with single commas")
         if not NAME_PATTERN.fullmatch(name):
             shown = name if len(name) <= 40 else name[:37] + "..."
-            raise TrustedClientsConfigError(
+            raise SettingsError(
                 f"{where} {shown!r} is not a principal name ({ACCOUNT_RULE}); name the "
                 "principals whose MCP clients may confirm by a form"
             )

@@ -8,10 +8,11 @@ answered "unavailable" (retryable) and the program is not run.
 from __future__ import annotations
 
 import math
-import os
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TypeVar
+
+from application.settings_error import SettingsError
 
 WORKERS_VARIABLE = "SLUICE_SANDBOX_WORKERS"
 WAIT_VARIABLE = "SLUICE_SANDBOX_WAIT_SECONDS"
@@ -20,10 +21,6 @@ DEFAULT_WORKERS = 2
 # Long enough for a queue of ordinary programs behind a couple of runaways (each stopped
 # at the 2 s default time cap); short enough that a client hears "busy" instead of hanging.
 DEFAULT_WAIT_SECONDS = 5.0
-
-
-class PoolConfigError(ValueError):
-    """A sandbox pool setting that is not a valid value; the message names the variable."""
 
 
 @dataclass(frozen=True)
@@ -36,18 +33,15 @@ class PoolSettings:
         _check_workers(repr(self.workers), self.workers if whole else None)
         _check_wait(repr(self.wait_seconds), float(self.wait_seconds))
 
-    @classmethod
-    def from_env(cls, env: Mapping[str, str] | None = None) -> PoolSettings:
-        """Defaults, overridden by SLUICE_SANDBOX_WORKERS and SLUICE_SANDBOX_WAIT_SECONDS."""
-        source = os.environ if env is None else env
-        workers, wait = DEFAULT_WORKERS, DEFAULT_WAIT_SECONDS
-        raw = source.get(WORKERS_VARIABLE)
-        if raw is not None:
-            workers = _check_workers(repr(raw), _parsed(int, raw))
-        raw = source.get(WAIT_VARIABLE)
-        if raw is not None:
-            wait = _check_wait(repr(raw), _parsed(float, raw))
-        return cls(workers=workers, wait_seconds=wait)
+
+def parse_workers(raw: str) -> int:
+    """The value of SLUICE_SANDBOX_WORKERS, or a SettingsError naming it."""
+    return _check_workers(repr(raw), _parsed(int, raw))
+
+
+def parse_wait(raw: str) -> float:
+    """The value of SLUICE_SANDBOX_WAIT_SECONDS, or a SettingsError naming it."""
+    return _check_wait(repr(raw), _parsed(float, raw))
 
 
 def _parsed(kind: Callable[[str], N], raw: str) -> N | None:
@@ -59,7 +53,7 @@ def _parsed(kind: Callable[[str], N], raw: str) -> N | None:
 
 def _check_workers(shown: str, workers: int | None) -> int:
     if workers is None or workers < 1:
-        raise PoolConfigError(
+        raise SettingsError(
             f"{WORKERS_VARIABLE}={shown}: the number of sandbox workers must be a whole "
             "number, at least 1 (e.g. 2)"
         )
@@ -68,7 +62,7 @@ def _check_workers(shown: str, workers: int | None) -> int:
 
 def _check_wait(shown: str, seconds: float | None) -> float:
     if seconds is None or not math.isfinite(seconds) or seconds <= 0:
-        raise PoolConfigError(
+        raise SettingsError(
             f"{WAIT_VARIABLE}={shown}: the wait for a sandbox worker must be a positive "
             "number of seconds (e.g. 5 or 0.5)"
         )

@@ -19,6 +19,7 @@ from gateway.core.catalog import UnknownUseCaseError
 from gateway.core.errors import GatewayError
 from gateway.core.paging import MAX_LIMIT
 from gateway.demo import seed
+from gateway.interfaces.cli.effective import settings
 from gateway.interfaces.cli.flow import decide, submit
 from gateway.interfaces.cli.inbox import list_proposals
 from gateway.interfaces.cli.keys import key_app, principal_app
@@ -29,7 +30,7 @@ from gateway.interfaces.cli.operate import audit_app, events, export, project, r
 from gateway.interfaces.cli.render import as_json, show_outcome
 from gateway.interfaces.cli.report import RunReport
 from gateway.interfaces.cli.run_ids import RunIdError, resolve_run_id
-from gateway.interfaces.cli.serving import check_agent_settings, mcp, print_demo_keys, serve
+from gateway.interfaces.cli.serving import mcp, print_demo_keys, serve
 from gateway.interfaces.cli.store_check import store_note
 
 app = typer.Typer(
@@ -70,6 +71,7 @@ app.command()(events)
 app.command()(export)
 app.command()(serve)
 app.command()(mcp)
+app.command()(settings)
 
 KeyOption = Annotated[str | None, typer.Option("--key", help="The principal's API key.")]
 AsOption = Annotated[
@@ -268,7 +270,6 @@ def chat(key: KeyOption = None, as_: AsOption = None) -> None:
     """Talk to the agent: it writes programs; you read each preview and confirm."""
     from gateway.interfaces.cli.chat import interactive_chat
 
-    check_agent_settings()
     with _open() as sluice:
         status = interactive_chat(sluice, _principal(sluice, key, as_), console=Console())
     raise typer.Exit(status)

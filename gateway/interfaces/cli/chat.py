@@ -17,7 +17,7 @@ from rich.text import Text
 
 from application.principals import PrincipalView
 from application.store_config import redacted
-from gateway.agent import Agent
+from gateway.agent import Agent, AgentConfig
 from gateway.agent.answer_parts import Answer
 from gateway.agent.turns import AgentTurn
 from gateway.bootstrap import Sluice
@@ -51,7 +51,7 @@ def interactive_chat(
     read_line: ReadLine | None = None,
 ) -> int:
     """Run the chat until the user leaves; the exit status (1 when the agent is unavailable)."""
-    agent = agent or Agent(sluice.gateway)
+    agent = agent or Agent(sluice.gateway, AgentConfig.from_settings(sluice.settings))
     read = read_line or console.input
     if agent.unavailable is not None:
         console.print(Text.assemble(("error:", "red"), " ", shown(agent.unavailable)))

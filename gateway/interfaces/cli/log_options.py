@@ -8,7 +8,6 @@ no level or format is a usage error (exit 2) naming the option or the variable.
 from __future__ import annotations
 
 import logging
-import os
 from typing import Annotated
 
 import typer
@@ -17,6 +16,7 @@ from rich.text import Text
 
 from application.inert_text import inert
 from gateway import logs
+from gateway.settings import Settings, SettingsError
 
 USAGE_ERROR = 2
 
@@ -40,20 +40,19 @@ LogFormatOption = Annotated[
 ]
 
 
-def start_logging(level: str | None, log_format: str | None, default: int = logging.INFO) -> int:
-    """Install Sluice's logging as the options (or their variables) say; the level."""
+def start_logging(
+    level: str | None, log_format: str | None, settings: Settings, default: int = logging.INFO
+) -> int:
+    """Install Sluice's logging as the options (or their settings) say; the level."""
+    level = level if level is not None else settings.log_level
     try:
-        chosen = (
-            logs.level_from_env(default=default)
-            if level is None
-            else logs.parse_level(level, "--log-level")
-        )
+        chosen = default if level is None else logs.parse_level(level, "--log-level")
         shape = (
-            logs.parse_format(os.environ.get(logs.LOG_FORMAT_VARIABLE))
+            settings.log_format
             if log_format is None
             else logs.parse_format(log_format, "--log-format")
         )
-    except logs.LogConfigError as error:
+    except SettingsError as error:
         Console(stderr=True).print(Text.assemble(("error:", "red"), " ", inert(str(error))))
         raise typer.Exit(USAGE_ERROR) from None
     logs.install(chosen, log_format=shape)

@@ -9,23 +9,35 @@ from rich.console import Console
 from rich.text import Text
 
 from application.inert_text import inert
-from gateway.bootstrap import CONFIG_ERRORS, Sluice
+from gateway.bootstrap import Sluice
 from gateway.interfaces.cli.store_check import missing_store
 from gateway.logs.redact import redact
+from gateway.settings import Settings, SettingsError, load_settings
 
 USAGE_ERROR = 2
 
 
-def open_sluice(*, expect_data: bool = True) -> Sluice:
-    """The system on its store; `expect_data` refuses a store that does not exist yet rather
-    than create an empty one (a command run in the wrong folder)."""
-    missing = missing_store() if expect_data else None
+def read_settings() -> Settings:
+    """The settings of this command, read once at its start; a value Sluice cannot use is a
+    usage error naming the variable and why."""
+    try:
+        return load_settings()
+    except SettingsError as refused:
+        usage_error(str(refused))
+
+
+def open_sluice(*, expect_data: bool = True, settings: Settings | None = None) -> Sluice:
+    """The system on its store, wired from `settings` (read now when not given);
+    `expect_data` refuses a store that does not exist yet rather than create an empty one
+    (a command run in the wrong folder)."""
+    settings = read_settings() if settings is None else settings
+    missing = missing_store(settings.database_url) if expect_data else None
     if missing:
         usage_error(missing)
     try:
-        return Sluice()
-    except CONFIG_ERRORS as error:
-        usage_error(str(error))
+        return Sluice(settings=settings)
+    except SettingsError as refused:
+        usage_error(str(refused))
 
 
 def usage_error(message: str) -> NoReturn:

@@ -28,30 +28,25 @@ from application.read_models.service import UnknownProjectionError
 from application.store_config import redacted
 from application.verify import verify
 from domain.errors import AccountNotFoundError
-from gateway.bootstrap import CONFIG_ERRORS, Sluice
+from gateway.bootstrap import Sluice
 from gateway.interfaces.cli.log_options import LogFormatOption, LogLevelOption, start_logging
+from gateway.interfaces.cli.opening import open_sluice, read_settings
 from gateway.interfaces.cli.render import PRINTED_TITLE, framed, said, shown
 from gateway.interfaces.cli.run_ids import RunIdError, resolve_run_id
-from gateway.interfaces.cli.store_check import missing_store
 from gateway.logs.redact import redact
+from gateway.settings import Settings
 
 audit_app = typer.Typer(help="Answer: why did this change, who asked, who confirmed?")
 JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON instead of tables.")]
 
 
-def _open(*, whole_log: bool = False) -> Sluice:
+def _open(*, whole_log: bool = False, settings: Settings | None = None) -> Sluice:
     """The system; `whole_log` for a command that reads or rewrites all of it (a rebuild, a
     swap, a verification, an export): its statements may take longer than a request's bound,
     so unless POSTGRES_STATEMENT_TIMEOUT is set, they have none."""
     if whole_log:
         os.environ.setdefault("POSTGRES_STATEMENT_TIMEOUT", "0")
-    missing = missing_store()
-    if missing:
-        _fail(missing, 2)
-    try:
-        return Sluice()
-    except CONFIG_ERRORS as error:
-        _fail(str(error), 2)
+    return open_sluice(settings=settings)
 
 
 def _fail(message: str, code: int = 1) -> NoReturn:
@@ -174,10 +169,11 @@ def project(
     """Keep the read models current, and nothing else: the projector as a service of its own
     (gateways then run `sluice serve --no-projector`). Any number may run: each window of
     the log is applied once. Stops on SIGTERM or Ctrl-C. Logs on stderr."""
-    start_logging(log_level, log_format)
+    settings = read_settings()
+    start_logging(log_level, log_format, settings)
     stop = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
-    with _open() as sluice:
+    with _open(settings=settings) as sluice:
         sluice.projector.interval = interval
         sluice.projector.start()
         typer.echo(f"Projecting {redacted(sluice.database_url)}")

@@ -5,7 +5,6 @@ from __future__ import annotations
 import contextlib
 import errno
 import logging
-import os
 import shutil
 import socket
 import sys
@@ -19,21 +18,11 @@ from application.store_config import redacted
 from gateway.core.errors import GatewayError
 from gateway.demo import demo_agent_keys, demo_keys, seed
 from gateway.interfaces.cli.log_options import LogFormatOption, LogLevelOption, start_logging
-from gateway.interfaces.cli.opening import error, usage_error
+from gateway.interfaces.cli.opening import error, read_settings, usage_error
 from gateway.interfaces.cli.opening import open_sluice as _open
 from gateway.interfaces.cli.store_check import store_note
 
 STARTUP_FAILURE = 3  # as uvicorn's own
-
-
-def check_agent_settings() -> None:
-    """A bad SLUICE_LLM_* value is a usage error naming it, before anything is opened; no
-    model at all is not: everything but the agent works without one."""
-    from gateway.agent.config import AgentConfig
-
-    invalid = AgentConfig.from_env().invalid()
-    if invalid is not None:
-        usage_error(invalid)
 
 
 def print_demo_keys() -> None:
@@ -115,35 +104,32 @@ def serve(  # noqa: PLR0917 (typer maps each parameter to an option)
         int | None,
         typer.Option(
             "--cpu",
-            envvar="SLUICE_SERVE_CPU",
             help="Run this process, its threads and its sandbox workers on this CPU only: "
             "its threads hand Python's one lock to each other cheaply there, and it serves "
-            "more. For more CPUs, run one process per CPU.",
+            "more. For more CPUs, run one process per CPU. SLUICE_SERVE_CPU otherwise.",
+            show_default=False,
         ),
     ] = None,
 ) -> None:
     """Serve the HTTP API (uvicorn). Logs on stderr: one access line per request at INFO."""
     from gateway.interfaces.http.server import http_server
-    from gateway.interfaces.mcp.state_keys import StateKeysConfigError
     from gateway.interfaces.process_cpu import bind_to_cpu
 
+    settings = read_settings()
+    cpu = settings.serve_cpu if cpu is None else cpu
     # Before any thread or sandbox worker starts: they inherit it.
     if cpu is not None and (refused := bind_to_cpu(cpu)) is not None:
         usage_error(refused)
     # From the start: opening the store may log already.
-    level = start_logging(log_level, log_format)
-    check_agent_settings()
+    level = start_logging(log_level, log_format, settings)
     if (taken := port_taken(host, port)) is not None:
         error(taken)
         raise typer.Exit(STARTUP_FAILURE)
-    with _open(expect_data=False) as sluice:
+    with _open(expect_data=False, settings=settings) as sluice:
         sluice.projected_elsewhere = not projector
-        try:
-            server = http_server(
-                sluice, host=host, port=port, projector=projector, log_level=level, demo=with_demo
-            )
-        except StateKeysConfigError as refused_keys:
-            usage_error(str(refused_keys))
+        server = http_server(
+            sluice, host=host, port=port, projector=projector, log_level=level, demo=with_demo
+        )
         if with_demo:
             seed(sluice.gateway)
             print_demo_keys()
@@ -163,10 +149,10 @@ def mcp(
         str | None,
         typer.Option(
             "--console-url",
-            envvar="SLUICE_CONSOLE_URL",
             help="Where people review proposals: the web console of `sluice serve`, e.g. "
-            "http://127.0.0.1:8000/. Without it, proposals carry no review link and are "
-            "confirmed with `sluice confirm`.",
+            "http://127.0.0.1:8000/; SLUICE_CONSOLE_URL otherwise. Without it, proposals "
+            "carry no review link and are confirmed with `sluice confirm`.",
+            show_default=False,
         ),
     ] = None,
     elicitation: Annotated[
@@ -183,21 +169,24 @@ def mcp(
 ) -> None:
     """Serve MCP on stdin/stdout as the principal of SLUICE_API_KEY (for a desktop client).
     Logs on stderr, at WARNING unless asked."""
-    from gateway.interfaces.mcp.state_keys import StateKeysConfigError
     from gateway.interfaces.mcp.stdio import stdio_server
 
-    key = os.environ.get("SLUICE_API_KEY")
+    settings = read_settings()
+    key = settings.api_key
     if not key:
         usage_error("SLUICE_API_KEY is not set: `sluice mcp` acts as the principal of that key")
     # Its log is the desktop client's: requests are not logged one by one unless asked.
-    level = start_logging(log_level, log_format, default=logging.WARNING)
-    with _open() as sluice:
+    level = start_logging(log_level, log_format, settings, default=logging.WARNING)
+    with _open(settings=settings) as sluice:
         try:
             server = stdio_server(
-                sluice.gateway, key, console_url=console_url, elicit=elicitation, log_level=level
+                sluice.gateway,
+                key,
+                console_url=settings.console_url if console_url is None else console_url,
+                elicit=elicitation,
+                log_level=level,
+                state_keys=settings.mcp_state_keys,
             )
             server.run("stdio")
         except GatewayError as refused:
             usage_error(f"SLUICE_API_KEY: {refused} ({store_note(sluice)})")
-        except StateKeysConfigError as refused_keys:
-            usage_error(str(refused_keys))

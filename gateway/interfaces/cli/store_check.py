@@ -12,10 +12,9 @@ from application.store_config import DATABASE_URL_VARIABLE, redacted, sqlite_pat
 from gateway.bootstrap import Sluice
 
 
-def missing_store(database_url: str | None = None) -> str | None:
-    """Why the store to open holds no data yet (its SQLite file does not exist), or None."""
-    given = os.environ.get(DATABASE_URL_VARIABLE)
-    url = database_url or given
+def missing_store(url: str | None) -> str | None:
+    """Why the store of `url` (SLUICE_DATABASE_URL; None: the default) holds no data yet (its
+    SQLite file does not exist), or None."""
     if url is None:  # the default: ./var/sluice.db in the current folder
         path = os.path.join(os.getcwd(), "var", "sluice.db")
         if os.path.exists(path):

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
@@ -10,7 +9,7 @@ import anyio
 from fastapi import FastAPI
 from starlette.routing import Route
 
-from gateway.agent import Agent
+from gateway.agent import Agent, AgentConfig
 from gateway.bootstrap import Sluice
 from gateway.core.policy.rate import RateLimiter
 from gateway.core.read_side import ReadSide
@@ -32,8 +31,6 @@ from gateway.interfaces.http.unexpected import UnexpectedErrors
 from gateway.interfaces.mcp.http import PATH as MCP_PATH
 from gateway.interfaces.mcp.http import McpOverHttp
 
-DEFAULT_MAX_BODY_BYTES = 64 * 1024
-
 
 def create_app(
     sluice: Sluice,
@@ -47,9 +44,15 @@ def create_app(
     With `demo` (`sluice serve --demo`), the console's sign-in page names the demo keys.
 
     `host` is the interface served: on loopback, /mcp refuses other Host headers."""
-    elicit = os.environ.get("SLUICE_MCP_ELICITATION", "on") != "off"
+    settings = sluice.settings
     request_limiter = RateLimiter(sluice.caps.requests_per_minute, sluice.request_counter)
-    mcp = McpOverHttp(sluice.gateway, request_limiter, host=host, elicit=elicit)
+    mcp = McpOverHttp(
+        sluice.gateway,
+        request_limiter,
+        host=host,
+        elicit=settings.mcp_elicitation == "on",
+        state_keys=settings.mcp_state_keys,
+    )
 
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
@@ -84,7 +87,8 @@ def create_app(
     app.state.demo = demo
     app.state.read_side = ReadSide(sluice.gateway, wait_seconds=sluice.read_wait_seconds)
     app.state.request_limiter = request_limiter
-    app.state.agent = Agent(sluice.gateway)  # answers 503 on use when no model is configured
+    # Answers 503 on use when no model is configured.
+    app.state.agent = Agent(sluice.gateway, AgentConfig.from_settings(settings))
     app.state.metrics = metrics.HttpMetrics(sluice)
     problems.install(app)
     for module in (health, metrics, catalog, use_cases, programs, reads, agent, console):
@@ -94,7 +98,7 @@ def create_app(
     app.router.routes.append(
         Route(MCP_PATH, mcp.endpoint, methods=["GET", "POST", "DELETE"], include_in_schema=False)
     )
-    limit = max_body_bytes or int(os.environ.get("SLUICE_MAX_BODY_BYTES", DEFAULT_MAX_BODY_BYTES))
+    limit = max_body_bytes or settings.max_body_bytes
     app.add_middleware(BodyLimit, max_bytes=limit)
     app.add_middleware(UnexpectedErrors)  # an error in any of the others too
     # The outermost: the request id, the access line and the metrics of every answer.

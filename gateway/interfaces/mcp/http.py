@@ -10,7 +10,7 @@ one more, before the session is opened.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import asynccontextmanager
 from typing import Any
 
@@ -32,6 +32,7 @@ from gateway.core.policy.rate import RateLimiter
 from gateway.core.problem import problem_body
 from gateway.interfaces.mcp.server import SluiceMCP
 from gateway.interfaces.mcp.session_quota import SessionQuota
+from gateway.interfaces.mcp.state_keys import request_state_security
 
 PATH = "/mcp"
 # JSON-RPC leaves -32000 to -32099 to servers: this one means "no key that names anyone".
@@ -106,7 +107,15 @@ class McpOverHttp:
     The app's lifespan enters `sessions()`; each entry gets a fresh session manager (one
     may run only once), so an app can be started more than once, as tests do."""
 
-    def __init__(self, gateway: Gateway, limiter: RateLimiter, *, host: str, elicit: bool) -> None:
+    def __init__(
+        self,
+        gateway: Gateway,
+        limiter: RateLimiter,
+        *,
+        host: str,
+        elicit: bool,
+        state_keys: Sequence[bytes] = (),
+    ) -> None:
         def who(ctx: Context[Any, Any]) -> PrincipalView:
             return gateway.authenticate(bearer(ctx.headers), "mcp")
 
@@ -114,7 +123,13 @@ class McpOverHttp:
             request = ctx.request_context.request
             return str(request.base_url) if isinstance(request, Request) else "/"
 
-        self.server = SluiceMCP(gateway, who, console, elicit=elicit)
+        self.server = SluiceMCP(
+            gateway,
+            who,
+            console,
+            elicit=elicit,
+            state_security=request_state_security(state_keys),
+        )
         self.host = host
         self.endpoint = BearerGate(gateway, limiter, self._handle)
         self._manager: StreamableHTTPSessionManager | None = None

@@ -79,8 +79,9 @@ class SluiceMCP(MCPServer):
         elicit: bool = True,
         state_security: RequestStateSecurity | None = None,
     ) -> None:
-        """`state_security` seals the confirmation's requestState; by default, with the keys
-        of SLUICE_MCP_STATE_KEYS (a StateKeysConfigError if they are malformed)."""
+        """`state_security` seals the confirmation's requestState (the keys of
+        SLUICE_MCP_STATE_KEYS, `state_keys.request_state_security`); by default, with a
+        random key of this process only."""
         super().__init__(
             name="sluice",
             title="Sluice",

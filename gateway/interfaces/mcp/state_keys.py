@@ -20,15 +20,16 @@ from __future__ import annotations
 
 import base64
 import binascii
-import os
 import re
-from collections.abc import Mapping
+from collections.abc import Sequence
 from typing import Any
 
 from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
 from mcp.server.request_state import RequestStateSecurity
 from mcp.shared.exceptions import MCPError
 from mcp_types import INVALID_PARAMS
+
+from application.settings_error import SettingsError
 
 VARIABLE = "SLUICE_MCP_STATE_KEYS"
 MIN_KEY_BYTES = 32
@@ -37,31 +38,27 @@ HEX = re.compile(r"(?:[0-9a-fA-F]{2})+")
 REFUSED_STATE = "Invalid or expired requestState"
 
 
-class StateKeysConfigError(ValueError):
-    """SLUICE_MCP_STATE_KEYS holds something that is not a list of keys."""
-
-
 def parse_keys(raw: str) -> list[bytes]:
-    """The keys of a SLUICE_MCP_STATE_KEYS value, or a StateKeysConfigError naming the fault."""
+    """The keys of a SLUICE_MCP_STATE_KEYS value, or a SettingsError naming the fault."""
     items = [item.strip() for item in raw.split(",")]
     keys: list[bytes] = []
     for number, item in enumerate(items, 1):
         where = f"{VARIABLE}: key {number} of {len(items)}"
         if not item:
-            raise StateKeysConfigError(f"{where} is empty; separate keys with single commas")
+            raise SettingsError(f"{where} is empty; separate keys with single commas")
         key = _decoded(item)
         if key is None:
-            raise StateKeysConfigError(
+            raise SettingsError(
                 f"{where} is neither base64url nor hex; generate a key with: {GENERATE}"
             )
         if len(key) < MIN_KEY_BYTES:
-            raise StateKeysConfigError(
+            raise SettingsError(
                 f"{where} is {len(key)} bytes; a key needs at least {MIN_KEY_BYTES} random "
                 f"bytes (43 base64url characters, or 64 hex digits); generate one with: "
                 f"{GENERATE}"
             )
         if key in keys:
-            raise StateKeysConfigError(f"{where} repeats key {keys.index(key) + 1}")
+            raise SettingsError(f"{where} repeats key {keys.index(key) + 1}")
         keys.append(key)
     return keys
 
@@ -75,12 +72,12 @@ def _decoded(item: str) -> bytes | None:
         return None
 
 
-def request_state_security(env: Mapping[str, str] | None = None) -> RequestStateSecurity:
-    """Sealing with the configured keys; unset, with a random key of this process only."""
-    raw = (os.environ if env is None else env).get(VARIABLE, "")
-    if not raw.strip():
+def request_state_security(keys: Sequence[bytes] = ()) -> RequestStateSecurity:
+    """Sealing with the keys of SLUICE_MCP_STATE_KEYS (`parse_keys`); none, with a random key
+    of this process only."""
+    if not keys:
         return RequestStateSecurity.ephemeral()
-    return RequestStateSecurity(keys=parse_keys(raw))
+    return RequestStateSecurity(keys=list(keys))
 
 
 class ExplainRefusedState:
