@@ -88,6 +88,10 @@ class CallRecord(Result):
         description="Where each argument the program did not write as a literal came from.",
     )
 
+    def to_json(self) -> dict[str, Any]:
+        """The call as a run stores it: a call with no traced argument has no `origins`."""
+        return self.model_dump(mode="json", exclude={"origins"} if not self.origins else None)
+
 
 class Preview(Result):
     events: list[EventRecord]

@@ -19,13 +19,13 @@ from domain.errors import DomainError
 from gateway.core.catalog import Catalog
 from gateway.core.errors import STAGE_KINDS, refusal_name
 from gateway.core.program import withheld
-from gateway.core.program.call_record import CallRecord
 from gateway.core.program.data_checks import check_data, provenance_of
 from gateway.core.program.errors import ProgramError
 from gateway.core.program.guard import OpenGuard, ProgramGuard
 from gateway.core.program.limits import ProgramLimits
 from gateway.core.program.sandbox import CallRefusedError, Sandbox
 from gateway.core.program.static_check import ProgramShape, check_program
+from gateway.core.results import CallRecord, OriginRecord
 
 
 @dataclass
@@ -195,7 +195,7 @@ class _Calls:
                 column=column,
                 events=len(executed.events),
                 origins={
-                    argument: [origin.to_json() for origin in found.origins]
+                    argument: [OriginRecord.model_validate(o.to_json()) for o in found.origins]
                     for argument, found in provenance.arguments.items()
                 },
             )
