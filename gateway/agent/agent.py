@@ -26,6 +26,7 @@ from typing import Any
 from openai import OpenAI
 
 from application.principals import PrincipalView
+from application.results import Outcome, Proposal
 from domain.conversation import PROGRAM, Conversation, Turn
 from gateway.agent.answer_parts import Answer
 from gateway.agent.answerer import Answerer
@@ -53,7 +54,6 @@ from gateway.agent.verifier import verify, verify_planner_answer
 from gateway.core.errors import GatewayError
 from gateway.core.facade import Gateway
 from gateway.core.policy.decisions import may_write_conversation
-from gateway.core.results import Outcome, Proposal
 from gateway.core.text_fields import MAX_REQUEST, check_words
 
 MAX_ATTEMPTS = 2  # the first program and its one repair

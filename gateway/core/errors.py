@@ -6,8 +6,8 @@ import re
 from typing import Any, Literal
 
 from application.inert_text import clip
+from application.results import Proposal, StaleConfirmation
 from domain.errors import DomainError
-from gateway.core.results import Proposal, StaleConfirmation
 
 # A refusal may quote what it refuses (a value, an exception's text): it is kept and shown
 # as printable text of at most this many UTF-8 bytes, the cut marked.

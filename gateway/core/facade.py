@@ -22,6 +22,8 @@ from application.key_cache import KeyCache
 from application.ledger import Ledger
 from application.principals import PrincipalView
 from application.read_models.queries import ReadModelQueries
+from application.results import Outcome, Proposal, Sheet
+from application.runs import outcome_of
 from application.unit_of_work import ConflictError, UnitOfWork
 from application.use_case import UseCase
 from application.validation import describe
@@ -45,9 +47,7 @@ from gateway.core.policy.rate import PROGRAMS, RateLimiter
 from gateway.core.program.runner import ProgramRunner
 from gateway.core.program.sandbox import CallRefusedError, SandboxBusyError
 from gateway.core.proposals import Clock, Proposals, Recorder, utc_now
-from gateway.core.results import Outcome, Proposal, Sheet
 from gateway.core.run_ids import run_id_for
-from gateway.core.runs import outcome_of
 from gateway.core.text_fields import check_source, check_words
 
 

@@ -24,6 +24,8 @@ from application import event_codec
 from application.inert_text import clip
 from application.ledger import Ledger
 from application.principals import PrincipalView
+from application.results import Outcome, Proposal
+from application.runs import outcome_of, proposal_of
 from application.unit_of_work import UnitOfWork
 from domain.run import COMMITTED, EXPIRED, PENDING, Run
 from gateway.core.catalog import Catalog
@@ -35,8 +37,6 @@ from gateway.core.policy.decisions import may_decide_run, may_read_run, visible_
 from gateway.core.program.errors import ProgramError
 from gateway.core.program.runner import Preview, ProgramRunner
 from gateway.core.proposed_here import ProposedHere
-from gateway.core.results import Outcome, Proposal
-from gateway.core.runs import outcome_of, proposal_of
 from gateway.core.staleness import moved_since_preview
 
 LANGUAGES = ("python", "plan")

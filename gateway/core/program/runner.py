@@ -13,6 +13,7 @@ from application.event_json import plain
 from application.executor import execute
 from application.inert_text import clip, clip_value, inert_value
 from application.ledger import Ledger
+from application.results import CallRecord, OriginRecord
 from application.unit_of_work import UnitOfWork
 from application.validation import describe
 from domain.errors import DomainError
@@ -25,7 +26,6 @@ from gateway.core.program.guard import OpenGuard, ProgramGuard
 from gateway.core.program.limits import ProgramLimits
 from gateway.core.program.sandbox import CallRefusedError, Sandbox
 from gateway.core.program.static_check import ProgramShape, check_program
-from gateway.core.results import CallRecord, OriginRecord
 
 
 @dataclass

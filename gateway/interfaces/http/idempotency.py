@@ -22,12 +22,12 @@ from eventsourcing.persistence import IntegrityError
 from fastapi.responses import JSONResponse
 
 from application.principals import PrincipalView
+from application.results import Outcome
 from domain.idempotency import IdempotentRequest, request_id
 from gateway.core.errors import GatewayError
 from gateway.core.facade import Gateway
 from gateway.core.problem import PROBLEM_JSON, problem_body
 from gateway.core.proposals import Recorder
-from gateway.core.results import Outcome
 from gateway.interfaces.http.problems import with_request_id
 
 MAX_KEY = 255

@@ -13,8 +13,7 @@ from typing import Any, TypeVar, cast
 from eventsourcing.domain import AggregateEvent
 
 from application.bank.money_moves import money_moves
-from domain.run import COMMITTED, FAILED, Run
-from gateway.core.results import (
+from application.results import (
     EventRecord,
     HistoryEntry,
     Outcome,
@@ -26,6 +25,7 @@ from gateway.core.results import (
     proposer_words,
     request_author,
 )
+from domain.run import COMMITTED, FAILED, Run
 
 P = TypeVar("P", bound=Proposal)
 
@@ -63,7 +63,7 @@ def story_of(run: Run, events: Sequence[object]) -> RunStory:
         for e in events
         if isinstance(e, AggregateEvent)
     ]
-    return _as(RunStory, run, history=history)
+    return _as(RunStory, run, history=history, committed_events=run.committed_events)
 
 
 def _as(kind: type[P], run: Run, **more: Any) -> P:

@@ -101,6 +101,14 @@ class Preview(Result):
     caps: dict[str, Any] = {}
     error: str | None = None
 
+    def to_json(self) -> dict[str, Any]:
+        """The preview as a run stores it (and `sluice audit run --json` prints it): the
+        fields it was given, a direct call's having no `error`; a call's `origins` only
+        when it has some."""
+        shown = self.model_dump(mode="json", exclude_unset=True)
+        shown["calls"] = [call.to_json() for call in self.calls]
+        return shown
+
 
 POSITION = (
     "On the answer to a write: the log position of its last event; a read given it as "
@@ -253,9 +261,14 @@ class HistoryEntry(Result):
 
 
 class RunStory(Proposal):
-    """A run as an auditor reads it: the proposal, its outcome, and every event of the run."""
+    """A run as an auditor reads it: the proposal, its outcome, and every event of the run.
+
+    One type for every interface: HTTP answers it as it dumps; `sluice audit run` shows it,
+    with the events the run committed as the store names them (`committed_events`: account,
+    aggregate id, version, type), which HTTP leaves out."""
 
     history: list[HistoryEntry]
+    committed_events: list[dict[str, Any]] = Field(default=[], exclude=True)
 
 
 class Sheet(Result):
