@@ -445,8 +445,7 @@ class Gateway:
         result: Any,
         record: Recorder | None,
     ) -> Outcome:
-        shown = [uow.event_json(e) for e in uow.events]
-        run = self.proposals.direct_run(principal, source, uow, shown, result)
+        run = self.proposals.direct_run(principal, source, uow, result)
         response = outcome_of(run)
         kept = [record(response)] if record else []
         committed = uow.commit(run, *kept)
