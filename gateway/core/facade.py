@@ -29,7 +29,7 @@ from application.use_case import UseCase
 from application.validation import describe
 from domain.errors import DomainError
 from gateway.core.catalog import Catalog, UnknownUseCaseError
-from gateway.core.errors import STAGE_KINDS, GatewayError
+from gateway.core.errors import GatewayError
 from gateway.core.notices import PendingNotifier, tell
 from gateway.core.plans import plan_schema
 from gateway.core.policy.access import PrincipalGuard
@@ -231,9 +231,10 @@ class Gateway:
         except CallRefusedError as refusal:
             if uow.as_cached:
                 raise _NotSettledError from None
-            kind = STAGE_KINDS.get(refusal.stage, "refused")
             run = self._record_failure(principal, source, str(refusal))
-            raise GatewayError(kind, str(refusal), run_id=run, refusal=refusal.refusal) from None
+            raise GatewayError(
+                refusal.kind, str(refusal), run_id=run, refusal=refusal.refusal
+            ) from None
         if not uow.events and uow.as_cached:
             raise _NotSettledError
         if not uow.events and use_case_class.kind == "read":

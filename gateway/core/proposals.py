@@ -29,7 +29,7 @@ from application.runs import outcome_of, preview_of, proposal_of
 from application.unit_of_work import UnitOfWork
 from domain.run import COMMITTED, EXPIRED, PENDING, Run
 from gateway.core.catalog import Catalog
-from gateway.core.errors import MAX_ERROR_BYTES, STAGE_KINDS, GatewayError, StaleProposalError
+from gateway.core.errors import MAX_ERROR_BYTES, GatewayError, StaleProposalError
 from gateway.core.plans import at_step, compile_plan
 from gateway.core.policy.access import PrincipalGuard
 from gateway.core.policy.caps import Caps
@@ -95,7 +95,8 @@ class Proposals:
             error = at_step(preview.error, steps) if steps else preview.error
             run.fail(str(error))
             self.ledger.save(run)
-            raise _program_error(error, run)
+            error.run_id = str(run.id)  # the refusal names the run that recorded it
+            raise error
         if not preview.writes and self.caps.complete_reads_at_once:
             run.confirm(principal.name)
             run.commit([])
@@ -435,15 +436,3 @@ def _references(run: Run) -> list[dict[str, Any]]:
         }
         for shown, stored in zip(previewed, run.stored_events[: len(previewed)], strict=True)
     ]
-
-
-def _program_error(error: ProgramError, run: Run) -> GatewayError:
-    return GatewayError(
-        STAGE_KINDS.get(error.stage, "invalid-program"),
-        error.message,
-        run_id=str(run.id),
-        line=error.line,
-        column=error.column,
-        step=error.step,
-        refusal=error.refusal,
-    )

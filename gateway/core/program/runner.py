@@ -19,7 +19,7 @@ from application.unit_of_work import UnitOfWork
 from application.validation import describe
 from domain.errors import DomainError
 from gateway.core.catalog import Catalog
-from gateway.core.errors import STAGE_KINDS, refusal_name
+from gateway.core.errors import refusal_name
 from gateway.core.program import withheld
 from gateway.core.program.data_checks import check_data, provenance_of
 from gateway.core.program.errors import ProgramError
@@ -183,7 +183,7 @@ class _Calls:
         try:
             self.guard.check_call(use_case)
         except CallRefusedError as refused:
-            kind: str = STAGE_KINDS.get(refused.stage, "refused")
+            kind: str = refused.kind
             values = withheld.computed_values(computed, arguments, dict(use_case))
             told = withheld.refusal(name, str(refused), values, kind)
             raise CallRefusedError(told, refused.stage, refusal=refused.refusal) from None
