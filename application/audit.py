@@ -20,6 +20,8 @@ from eventsourcing.utils import get_topic
 from application.ledger import Ledger
 from application.log import record
 from application.read_models.projections import ACCOUNT_TOPICS
+from application.results import RunStory
+from application.runs import story_of
 from domain.account import Account, account_id
 from domain.run import Run
 
@@ -139,46 +141,12 @@ def as_of(
     }
 
 
-def run_story(ledger: Ledger, run_id: UUID) -> dict[str, Any]:
+def run_story(ledger: Ledger, run_id: UUID) -> RunStory:
     """The whole story of one run: request, program, preview, decision, events committed."""
     run: object = ledger.load_record(run_id)
     if not isinstance(run, Run):
         raise LookupError(f"no run {run_id}")
-    history = [
-        {"event": type(e).__name__, "timestamp": e.timestamp.isoformat(), **_decision(e)}
-        for e in ledger.events.get(run_id)
-        if isinstance(e, AggregateEvent)
-    ]
-    return {
-        "run_id": str(run.id),
-        "principal": run.principal,
-        # The key's scope, the interface and the key's id; None for a run recorded before.
-        "proposed_via": run.proposed_via,
-        "kind": run.kind,
-        "status": run.status,
-        "request": run.request,
-        "language": run.language,
-        "program": run.source,
-        "program_sha256": hashlib.sha256(run.source.encode()).hexdigest(),
-        "preview": run.preview,
-        "preview_hash": run.preview_hash,
-        "confirmed_by": run.confirmed_by,
-        "confirmed_at": _iso(run.confirmed_at),
-        "decided_at": _iso(run.decided_at),
-        "error": run.error,
-        "history": history,
-        "committed_events": run.committed_events,
-    }
-
-
-def _decision(event: AggregateEvent) -> dict[str, Any]:
-    if isinstance(event, Run.Confirmed | Run.Rejected):
-        return {"by": event.by}
-    if isinstance(event, Run.Failed):
-        return {"error": event.error}
-    if isinstance(event, Run.Committed):
-        return {"events": len(event.events)}
-    return {}
+    return story_of(run, list(ledger.events.get(run_id)))
 
 
 def _account_notifications(ledger: Ledger, account: str) -> list[Notification]:

@@ -24,13 +24,13 @@ from typing import Any
 
 from application import principals
 from application.principals import PrincipalView
+from application.results import Sheet
 from gateway.agent import Agent, AgentConfig
 from gateway.agent.catalog_form import CatalogForm
 from gateway.agent.planner import FIND_ACTIONS
 from gateway.agent.prompts import planner_prompt, planner_stubs_prompt
 from gateway.agent.structured import PLANNER_OUTPUT, written
 from gateway.bootstrap import Sluice
-from gateway.core.results import Sheet
 from gateway.demo import seed
 from tests.agent import fake_llm as llm
 from tests.agent import injection_table as table

@@ -26,6 +26,7 @@ from typing import Any
 from openai import OpenAI
 
 from application.principals import PrincipalView
+from application.results import Outcome, Proposal
 from domain.conversation import PROGRAM, Conversation, Turn
 from gateway.agent.answer_parts import Answer
 from gateway.agent.answerer import Answerer
@@ -33,7 +34,6 @@ from gateway.agent.authors import Authors
 from gateway.agent.catalog_form import uses_stubs
 from gateway.agent.config import AgentConfig
 from gateway.agent.context import planner_messages, planner_turns, status_line
-from gateway.agent.conversations import Conversations
 from gateway.agent.planner import Planner, UnusableReplies, reply_message
 from gateway.agent.prompts import planner_prompt, planner_stubs_prompt
 from gateway.agent.provider import Meter, Provider
@@ -53,7 +53,6 @@ from gateway.agent.verifier import verify, verify_planner_answer
 from gateway.core.errors import GatewayError
 from gateway.core.facade import Gateway
 from gateway.core.policy.decisions import may_write_conversation
-from gateway.core.results import Outcome, Proposal
 from gateway.core.text_fields import MAX_REQUEST, check_words
 
 MAX_ATTEMPTS = 2  # the first program and its one repair
@@ -79,7 +78,7 @@ class Agent:
     ) -> None:
         self.gateway = gateway
         self.config = config
-        self.conversations = Conversations(gateway.ledger)
+        self.conversations = gateway.conversations
         self._client = client
         self._provider: Provider | None = None
 
@@ -111,7 +110,7 @@ class Agent:
         said: ModelAnswer | None = None
         answer: Answer | None = None
         answer_error = None
-        authors = Authors(self.gateway.ledger, principal)
+        authors = Authors(self.gateway, principal)
         if planned.proposal is not None and planned.reply is not None:
             outcome = effective_outcome(planned.proposal, self._now())
             if outcome.status != "pending":
@@ -161,7 +160,7 @@ class Agent:
             and turn.number in outcomes
             and outcomes[turn.number].status != "pending"
         ]
-        authors = Authors(self.gateway.ledger, principal)
+        authors = Authors(self.gateway, principal)
         # Answering adds the replies to the conversation: its owner's reading does it.
         if due and may_write_conversation(principal, conversation.owner):
             conversation = self._answer_due(

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 
+from application.results import Outcome
 from gateway.agent.prompts import ANSWERER, FIX_FORMAT
 from gateway.agent.provider import Message, Meter, Provider
 from gateway.agent.structured import (
@@ -19,7 +20,6 @@ from gateway.agent.structured import (
     parse_answer,
 )
 from gateway.core.errors import GatewayError
-from gateway.core.results import Outcome
 
 OUTCOME_FIELDS = ("status", "changed", "events", "result", "error")
 

@@ -13,10 +13,12 @@ from __future__ import annotations
 from collections.abc import Iterable
 from decimal import Decimal
 from functools import cached_property
+from typing import Protocol
+
+from eventsourcing.domain import AggregateEvent
 
 from application.bank.queries import GetBalance
 from application.bank.types import account_problem
-from application.ledger import Ledger
 from application.principals import PrincipalView
 from domain.account import Account
 from domain.errors import DomainError
@@ -26,11 +28,19 @@ from gateway.core.policy.decisions import call_refusal
 MIN_CONTAINED = 8  # a shorter memo found inside a longer text says little about who wrote it
 
 
+class AccountHistories(Protocol):
+    """What Authors reads: the facade's (`Gateway`), or a ledger's in a test."""
+
+    def account_events(self, account: str, /) -> list[AggregateEvent]: ...
+
+    def account_names(self) -> list[str]: ...
+
+
 class Authors:
     """An index of the memos and owners of the accounts read so far (`learn` adds some)."""
 
-    def __init__(self, ledger: Ledger, reader: PrincipalView) -> None:
-        self.ledger = ledger
+    def __init__(self, histories: AccountHistories, reader: PrincipalView) -> None:
+        self.histories = histories
         self.reader = reader
         self._learnt: set[str] = set()
         self._writers: dict[str, set[str]] = {}
@@ -45,7 +55,7 @@ class Authors:
             if call_refusal(self.reader, GetBalance, {"account": account}):
                 continue
             try:
-                history = self.ledger.account_events(account)
+                history = self.histories.account_events(account)
             except DomainError:
                 continue
             self._read(account, history)
@@ -53,7 +63,7 @@ class Authors:
     @cached_property
     def accounts(self) -> frozenset[str]:
         """Every account id of the ledger: how an account named in prose is recognised."""
-        return frozenset(self.ledger.account_names())
+        return frozenset(self.histories.account_names())
 
     def of(self, text: str) -> str | None:
         """Who wrote `text`, or a text it contains; several writers read `a or b`."""

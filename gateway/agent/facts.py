@@ -14,9 +14,9 @@ from decimal import Decimal, InvalidOperation
 from typing import Any
 
 from application.bank.types import account_problem
+from application.results import EventRecord, Outcome, Proposal
 from gateway.agent.answer_parts import PROGRAM, SLUICE, STAFF, AnswerPart, facts, quoted
 from gateway.agent.authors import Authors
-from gateway.core.results import EventRecord, Outcome, Proposal
 
 TIMESTAMP = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?([+-]\d{2}:\d{2}|Z)?$")
 LABEL = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,39}$")

@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 
 from application.principals import PrincipalView
+from application.results import Sheet
 from gateway.agent.config import MAX_TOKENS
 from gateway.agent.prompts import CUT_OFF, FIND_ACTIONS, FIX_FORMAT, NO_MORE_SHEETS, SHEETS
 from gateway.agent.provider import Completion, Message, Meter, Provider
@@ -26,7 +27,6 @@ from gateway.agent.structured import (
 )
 from gateway.core.errors import GatewayError
 from gateway.core.facade import Gateway
-from gateway.core.results import Sheet
 
 __all__ = ["FIND_ACTIONS", "MAX_NAMES", "Planner", "UnusableReplies", "reply_message"]
 

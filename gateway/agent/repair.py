@@ -31,11 +31,11 @@ def check_errors(
         return [str(refusal)]  # its text, refused before any run: it names no data
     if refusal.kind not in REPAIRABLE or refusal.run_id is None:
         return None
-    preview = gateway.proposal(principal, refusal.run_id).preview.model_dump(mode="json")
+    preview = gateway.proposal(principal, refusal.run_id).preview
     # The guard counts a call once it passed its checks, just before the use case runs; a
     # plan refused by its schema never reached the guard, so it has no count at all.
-    used = preview.get("caps", {}).get("calls", {}).get("used", 0)
-    if used != 0 or preview.get("calls") or preview.get("events"):
+    used = preview.caps.get("calls", {}).get("used", 0)
+    if used != 0 or preview.calls or preview.events:
         return None
     return [str(refusal)]
 

@@ -14,13 +14,13 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from application.results import Outcome, Proposal
 from domain.conversation import ANSWER, PROGRAM, REFUSED, Conversation, Turn
 from gateway.agent.answer_parts import Answer
 from gateway.agent.authors import Authors
 from gateway.agent.provider import Usage
 from gateway.agent.structured import ModelAnswer
 from gateway.agent.verifier import verify, verify_planner_answer
-from gateway.core.results import Outcome, Proposal
 
 
 def effective_outcome(proposal: Proposal, now: datetime) -> Outcome:

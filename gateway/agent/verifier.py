@@ -14,12 +14,12 @@ says how to get the figures.
 
 from __future__ import annotations
 
+from application.results import Outcome, Proposal
 from gateway.agent.answer_parts import Answer, AnswerPart, Withheld, assistant, facts
 from gateway.agent.authors import Authors
 from gateway.agent.facts import run_parts
 from gateway.agent.prose import Support, check
 from gateway.agent.structured import ModelAnswer
-from gateway.core.results import Outcome, Proposal
 
 NO_FIGURES = (
     "The agent answered without running a program, so it read no account: what it said "

@@ -6,9 +6,9 @@ from collections.abc import Iterable, Sequence
 from functools import cached_property
 from typing import Any
 
+from application.results import Sheet
 from application.use_case import UseCase
 from gateway.core.program.static_check import ProgramRules
-from gateway.core.results import Sheet
 from gateway.core.sheets import sheet_of
 from gateway.core.stubs import render_stubs
 

@@ -1,4 +1,15 @@
-"""Refusals of the gateway, by kind; the HTTP layer maps each kind to a status and a type."""
+"""Refusals of the gateway: one hierarchy, each refusal with its kind; each interface maps
+the kind once at its edge (HTTP and MCP-over-HTTP: `gateway.core.problem`, a status and a
+problem type; MCP's tools and the CLI: the kind named beside the message).
+
+    GatewayError               a request refused: its kind, message, run and place
+      ProgramError             a program refused at a stage, which decides its kind
+                               (`gateway.core.program.errors`)
+      StaleProposalError       a confirmation of a preview that is no longer current
+
+A use case's own refusal (a `domain.errors.DomainError`) is kept with its class as
+`refusal`; a use-case call refused inside a program (`CallRefusedError`) becomes the
+program's ProgramError at its line."""
 
 from __future__ import annotations
 
@@ -6,8 +17,8 @@ import re
 from typing import Any, Literal
 
 from application.inert_text import clip
+from application.results import Proposal, StaleConfirmation
 from domain.errors import DomainError
-from gateway.core.results import Proposal, StaleConfirmation
 
 # A refusal may quote what it refuses (a value, an exception's text): it is kept and shown
 # as printable text of at most this many UTF-8 bytes, the cut marked.
@@ -127,7 +138,8 @@ class StaleProposalError(GatewayError):
         return proposal if proposal.status == "pending" else None
 
 
-# The stage a program failed at decides who must act, hence the kind of error.
+# The stage a program failed at decides who must act, hence the kind of error: the one map
+# from a stage to a kind (`stage_kind`).
 STAGE_KINDS: dict[str, ErrorKind] = {
     "syntax": "invalid-program",
     "check": "invalid-program",
@@ -139,3 +151,8 @@ STAGE_KINDS: dict[str, ErrorKind] = {
     "refused": "refused",
     "conflict": "conflict",
 }
+
+
+def stage_kind(stage: str) -> ErrorKind:
+    """The kind of a refusal at this stage of a program (a call refused: `refused`)."""
+    return STAGE_KINDS.get(stage, "refused")

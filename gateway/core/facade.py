@@ -8,10 +8,13 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Collection, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import replace
 from typing import Any
 
+from eventsourcing.application import AggregateNotFoundError
+from eventsourcing.domain import AggregateEvent
+from eventsourcing.persistence import IntegrityError
 from pydantic import ValidationError
 
 from application import principals as principal_store
@@ -22,12 +25,16 @@ from application.key_cache import KeyCache
 from application.ledger import Ledger
 from application.principals import PrincipalView
 from application.read_models.queries import ReadModelQueries
+from application.results import Outcome, Proposal, Sheet
+from application.runs import outcome_of
 from application.unit_of_work import ConflictError, UnitOfWork
 from application.use_case import UseCase
 from application.validation import describe
 from domain.errors import DomainError
+from domain.idempotency import IdempotentRequest, request_id
 from gateway.core.catalog import Catalog, UnknownUseCaseError
-from gateway.core.errors import STAGE_KINDS, GatewayError
+from gateway.core.conversations import Conversations
+from gateway.core.errors import GatewayError
 from gateway.core.notices import PendingNotifier, tell
 from gateway.core.plans import plan_schema
 from gateway.core.policy.access import PrincipalGuard
@@ -45,9 +52,7 @@ from gateway.core.policy.rate import PROGRAMS, RateLimiter
 from gateway.core.program.runner import ProgramRunner
 from gateway.core.program.sandbox import CallRefusedError, SandboxBusyError
 from gateway.core.proposals import Clock, Proposals, Recorder, utc_now
-from gateway.core.results import Outcome, Proposal, Sheet
 from gateway.core.run_ids import run_id_for
-from gateway.core.runs import outcome_of
 from gateway.core.text_fields import check_source, check_words
 
 
@@ -89,6 +94,8 @@ class Gateway:
         self.clock = clock  # also what a key's expiry is measured by
         self.keys = KeyCache(ledger)
         self.proposals = Proposals(ledger, catalog, runner, caps, clock, running=self._rerun)
+        # The agent's conversations, read and written through the same policy.
+        self.conversations = Conversations(ledger)
         # Direct reads are answered from the read models when they are wired in.
         self.queries: ReadModelQueries | None = None
         # Told of each proposal that waits for a person (SLUICE_NOTIFY_URL), when wired in.
@@ -231,9 +238,10 @@ class Gateway:
         except CallRefusedError as refusal:
             if uow.as_cached:
                 raise _NotSettledError from None
-            kind = STAGE_KINDS.get(refusal.stage, "refused")
             run = self._record_failure(principal, source, str(refusal))
-            raise GatewayError(kind, str(refusal), run_id=run, refusal=refusal.refusal) from None
+            raise GatewayError(
+                refusal.kind, str(refusal), run_id=run, refusal=refusal.refusal
+            ) from None
         if not uow.events and uow.as_cached:
             raise _NotSettledError
         if not uow.events and use_case_class.kind == "read":
@@ -328,6 +336,34 @@ class Gateway:
         """Reject for the person at the principal's MCP client, who declined its form."""
         self.check_decides_by_form(principal, run_id, "reject")
         return self.proposals.reject(principal, run_id)
+
+    # What the agent reads to tell who wrote a text (gateway/agent/authors.py), which
+    # checks first that its reader may read the account.
+
+    def account_events(self, account: str) -> list[AggregateEvent]:
+        """Every event of the account, oldest first."""
+        return self.ledger.account_events(account)
+
+    def account_names(self) -> list[str]:
+        """Every account ever opened, in the order they were opened."""
+        return self.ledger.account_names()
+
+    # The answers kept for an Idempotency-Key (HTTP's), by principal and key.
+
+    def kept_answer(self, principal: PrincipalView, key: str) -> IdempotentRequest | None:
+        """The answer kept for the principal's Idempotency-Key, or None."""
+        try:
+            found: object = self.ledger.load_record(request_id(principal.name, key))
+        except AggregateNotFoundError:
+            return None
+        assert isinstance(found, IdempotentRequest)
+        return found
+
+    def keep_refusal(self, answer: IdempotentRequest) -> None:
+        """Keep a refusal as the answer to its key (an answer that committed was kept with
+        its effect); another request with the key may have answered first: that one stands."""
+        with suppress(IntegrityError):
+            self.ledger.save(answer)
 
     def check_direct(self, principal: PrincipalView, name: str) -> type[UseCase[Any]]:
         """The use case a direct call names, if the principal may call it without a preview.
@@ -445,8 +481,7 @@ class Gateway:
         result: Any,
         record: Recorder | None,
     ) -> Outcome:
-        shown = [uow.event_json(e) for e in uow.events]
-        run = self.proposals.direct_run(principal, source, uow, shown, result)
+        run = self.proposals.direct_run(principal, source, uow, result)
         response = outcome_of(run)
         kept = [record(response)] if record else []
         committed = uow.commit(run, *kept)

@@ -18,14 +18,14 @@ from pydantic import Field
 
 from application.bank.money_moves import MoneyMove
 from application.principals import PrincipalView
+from application.results import ProposedVia, Result, RunStatus
+from application.runs import described
 from domain.run import PENDING, Run
 from gateway.core.errors import GatewayError
 from gateway.core.facade import Gateway
 from gateway.core.paging import Page, check_limit, decode_cursor, encode_cursor
 from gateway.core.policy.decisions import may_read_any_run
 from gateway.core.read_side import ReadSide
-from gateway.core.results import ProposedVia, Result, RunStatus
-from gateway.core.runs import described
 
 STATUSES: tuple[RunStatus, ...] = ("pending", "committed", "failed", "rejected", "expired")
 LIST = "programs"

@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 from typing import Protocol
 
-from gateway.core.results import Proposal
+from application.results import Proposal
 
 log = logging.getLogger("sluice.notify")
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from gateway.core.results import OriginRecord, Preview
+from application.results import OriginRecord, Preview
 
 
 @dataclass(frozen=True)

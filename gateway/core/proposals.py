@@ -24,19 +24,19 @@ from application import event_codec
 from application.inert_text import clip
 from application.ledger import Ledger
 from application.principals import PrincipalView
+from application.results import Outcome, Preview, Proposal
+from application.runs import outcome_of, preview_of, proposal_of
 from application.unit_of_work import UnitOfWork
 from domain.run import COMMITTED, EXPIRED, PENDING, Run
 from gateway.core.catalog import Catalog
-from gateway.core.errors import MAX_ERROR_BYTES, STAGE_KINDS, GatewayError, StaleProposalError
+from gateway.core.errors import MAX_ERROR_BYTES, GatewayError, StaleProposalError
 from gateway.core.plans import at_step, compile_plan
 from gateway.core.policy.access import PrincipalGuard
 from gateway.core.policy.caps import Caps
 from gateway.core.policy.decisions import may_decide_run, may_read_run, visible_accounts
 from gateway.core.program.errors import ProgramError
-from gateway.core.program.runner import Preview, ProgramRunner
+from gateway.core.program.runner import ProgramRun, ProgramRunner, events_of, previewed
 from gateway.core.proposed_here import ProposedHere
-from gateway.core.results import Outcome, Proposal
-from gateway.core.runs import outcome_of, proposal_of
 from gateway.core.staleness import moved_since_preview
 
 LANGUAGES = ("python", "plan")
@@ -95,7 +95,8 @@ class Proposals:
             error = at_step(preview.error, steps) if steps else preview.error
             run.fail(str(error))
             self.ledger.save(run)
-            raise _program_error(error, run)
+            error.run_id = str(run.id)  # the refusal names the run that recorded it
+            raise error
         if not preview.writes and self.caps.complete_reads_at_once:
             run.confirm(principal.name)
             run.commit([])
@@ -172,7 +173,7 @@ class Proposals:
             return self._after_conflict(principal, run_id, preview_hash)
         if record:
             return response  # as kept, so that a replay of it is identical
-        shown = len(run.preview["events"])
+        shown = len(preview_of(run).events)
         positions = [r.notification.id for r in recordings[:shown]]
         return _placed(outcome_of(run, positions), recordings)
 
@@ -190,7 +191,9 @@ class Proposals:
 
     # Inside.
 
-    def _preview(self, principal: PrincipalView, language: str, source: str) -> tuple[Preview, int]:
+    def _preview(
+        self, principal: PrincipalView, language: str, source: str
+    ) -> tuple[ProgramRun, int]:
         if language not in LANGUAGES:
             raise GatewayError("bad-request", f"language {language!r} is not one of python, plan")
         guard = PrincipalGuard(principal, self.catalog, self.caps)
@@ -205,8 +208,7 @@ class Proposals:
                 max_steps=self.caps.max_calls,
             )
         except ProgramError as error:
-            preview = Preview(source=source, uow=uow, error=error)
-            return preview, 0
+            return previewed(uow, error), 0
         steps = program.count("\n") - 1
         return self.runner.preview(program, guard=guard, uow=uow), steps
 
@@ -215,13 +217,13 @@ class Proposals:
         principal: PrincipalView,
         source: str,
         uow: UnitOfWork,
-        shown_events: list[dict[str, Any]],
         result: Any,
     ) -> Run:
         """The run of a direct call, confirmed by its caller; the caller commits it.
 
         It keeps no encoded events: nothing will ever confirm it later."""
-        shown = {"events": shown_events, "calls": [], "result": result, "output": "", "caps": {}}
+        # Its preview has no `error`: a direct call that runs is never refused.
+        shown = Preview(events=events_of(uow), calls=[], result=result, output="", caps={})
         run = Run(
             principal=principal.name,
             proposed_via=principal.via(),
@@ -247,13 +249,7 @@ class Proposals:
 
     def failed_run(self, principal: PrincipalView, source: str, error: str) -> Run:
         """Record a refused direct call: every refusal is part of the audit trail."""
-        shown: dict[str, Any] = {
-            "events": [],
-            "calls": [],
-            "result": None,
-            "output": "",
-            "caps": {},
-        }
+        shown = Preview(events=[], calls=[], result=None, output="", caps={})
         run = Run(
             principal=principal.name,
             proposed_via=principal.via(),
@@ -268,23 +264,24 @@ class Proposals:
         return run
 
     def _recorded_preview(
-        self, principal: PrincipalView, language: str, source: str, preview: Preview
+        self, principal: PrincipalView, language: str, source: str, run: ProgramRun
     ) -> dict[str, Any]:
-        return self._record(
-            principal, language, source, preview.to_json(), preview.uow, ok=preview.ok
-        )
+        return self._record(principal, language, source, run.preview, run.uow, ok=run.ok)
 
     def _record(
         self,
         principal: PrincipalView,
         language: str,
         source: str,
-        shown: dict[str, Any],
+        shown: Preview,
         uow: UnitOfWork | None,
         *,
         ok: bool,
         encode: bool = True,
     ) -> dict[str, Any]:
+        """What a run keeps of its preview: the preview as JSON (the Run aggregate holds no
+        model), its hash, the events to commit as the store encodes them, the read set."""
+        preview = shown.to_json()
         stored = event_codec.encode(self.ledger, uow.recorded) if ok and uow and encode else []
         read_versions = {str(k): v for k, v in uow.read_versions().items()} if uow else {}
         fingerprint = {
@@ -293,11 +290,11 @@ class Proposals:
             "source": source,
             "stored_events": stored,
             "read_versions": read_versions,
-            "result": shown["result"],
+            "result": preview["result"],
         }
         digest = hashlib.sha256(json.dumps(fingerprint, sort_keys=True).encode()).hexdigest()
         return {
-            "preview": shown,
+            "preview": preview,
             "preview_hash": digest,
             "stored_events": stored,
             "read_versions": read_versions,
@@ -429,25 +426,13 @@ def _busy(run_id: str) -> GatewayError:
 
 def _references(run: Run) -> list[dict[str, Any]]:
     """The accounts' events the run commits (the registry's, stored after them, are not)."""
-    previewed = run.preview["events"]
+    previewed = preview_of(run).events
     return [
         {
-            "account": shown["account"],
+            "account": shown.account,
             "aggregate_id": stored["originator_id"],
             "version": stored["originator_version"],
-            "type": shown["type"],
+            "type": shown.type,
         }
         for shown, stored in zip(previewed, run.stored_events[: len(previewed)], strict=True)
     ]
-
-
-def _program_error(error: ProgramError, run: Run) -> GatewayError:
-    return GatewayError(
-        STAGE_KINDS.get(error.stage, "invalid-program"),
-        error.message,
-        run_id=str(run.id),
-        line=error.line,
-        column=error.column,
-        step=error.step,
-        refusal=error.refusal,
-    )

@@ -12,6 +12,7 @@ from uuid import UUID
 from eventsourcing.application import AggregateNotFoundError
 from pydantic import TypeAdapter
 
+from application.audit import run_story
 from application.bank.queries import GetBalance, ListAccounts, Statement
 from application.bank.results import AccountView, StatementEntry
 from application.bank.types import account_problem
@@ -20,14 +21,12 @@ from application.principals import PrincipalView
 from application.read_models.queries import WAIT_SECONDS, statement_entry
 from application.read_models.rows import StatementRow
 from application.read_models.store import PROJECTIONS
+from application.results import LogEvent, RunStory
 from domain.account import account_id
-from domain.run import Run
 from gateway.core.errors import GatewayError
 from gateway.core.facade import Gateway
 from gateway.core.paging import Page, check_limit, decode_cursor, page_of
 from gateway.core.policy.decisions import call_refusal, may_read_any_run, may_read_events
-from gateway.core.results import LogEvent, RunStory
-from gateway.core.runs import story_of
 
 MAX_PAGE = 1000
 # The results of ListAccounts and Statement, read back from their JSON; and a page of the log.
@@ -237,12 +236,9 @@ class ReadSide:
             raise _not_an_auditor(principal, "runs")
         run_id = self.gateway.run_id(principal, run_id)
         try:
-            run: object = self.gateway.ledger.load_record(UUID(run_id))
-        except (ValueError, AggregateNotFoundError):
+            return run_story(self.gateway.ledger, UUID(run_id))
+        except (ValueError, LookupError, AggregateNotFoundError):
             raise GatewayError("not-found", f"no run {run_id}") from None
-        if not isinstance(run, Run):
-            raise GatewayError("not-found", f"no run {run_id}")
-        return story_of(run, list(self.gateway.ledger.events.get(run.id)))
 
     def _readable(self, principal: PrincipalView, account: str) -> None:
         problem = account_problem(account)

@@ -6,8 +6,8 @@ from typing import Any
 
 from pydantic import TypeAdapter
 
+from application.results import Sheet
 from application.use_case import UseCase
-from gateway.core.results import Sheet
 
 
 def sheet_of(use_case: type[UseCase[Any]]) -> Sheet:

@@ -31,7 +31,7 @@ from urllib.parse import urlsplit
 
 import httpx
 
-from gateway.core.results import Proposal
+from application.results import Proposal
 from gateway.notify.settings import NotifySettings
 
 SIGNATURE_HEADER = "X-Sluice-Signature"

@@ -29,10 +29,10 @@ from typing import Any
 
 from application import principals
 from application.principals import PrincipalView
+from application.results import Outcome
 from gateway.agent import Agent
 from gateway.agent.turns import AgentTurn
 from gateway.core.facade import Gateway
-from gateway.core.results import Outcome
 from tests.agent import fake_llm as llm
 from tests.agent.answers import facts, quoted, voice
 

@@ -7,12 +7,12 @@ from collections.abc import Callable
 import pytest
 
 from application.principals import PrincipalView
+from application.results import Outcome, Proposal
 from gateway.agent import Agent
 from gateway.agent.authors import Authors
 from gateway.agent.structured import ModelAnswer
 from gateway.agent.verifier import verify
 from gateway.core.facade import Gateway
-from gateway.core.results import Outcome, Proposal
 from tests.agent import fake_llm as llm
 from tests.agent.answers import facts, quoted, voice
 from tests.agent.fake_llm import FakeLLM

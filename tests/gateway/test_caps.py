@@ -12,11 +12,11 @@ from application import principals
 from application.bank import BANK_USE_CASES
 from application.ledger import Ledger
 from application.principals import PrincipalView
+from application.results import Proposal
 from gateway.core.catalog import Catalog
 from gateway.core.errors import GatewayError
 from gateway.core.facade import Gateway
 from gateway.core.program.sandbox import Sandbox
-from gateway.core.results import Proposal
 from gateway.demo import seed
 from gateway.settings import SettingsError, load_settings
 from tests.conftest import TEST_CAPS, Clock

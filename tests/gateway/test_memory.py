@@ -18,6 +18,7 @@ import pytest
 
 from application import principals
 from application.ledger import Ledger
+from application.results import Outcome
 from application.store_config import eventsourcing_env
 from domain.account import account_id
 from domain.idempotency import IdempotentRequest
@@ -25,7 +26,6 @@ from domain.run import Run
 from gateway.core.catalog import Catalog
 from gateway.core.facade import Gateway
 from gateway.core.program.sandbox import Sandbox
-from gateway.core.results import Outcome
 from gateway.demo import seed
 from gateway.interfaces.http.idempotency import idempotent, request_hash
 from tests.conftest import TEST_CAPS, Clock

@@ -18,11 +18,11 @@ from eventsourcing.domain import AggregateEvent
 from application.audit import provenance, run_story
 from application.principals import PrincipalView
 from application.read_models.service import LIVE, ReadModels, open_read_model_store
+from application.runs import proposal_of
 from domain.run import Run
 from gateway.core.errors import GatewayError
 from gateway.core.facade import Gateway
 from gateway.core.read_side import ReadSide
-from gateway.core.runs import proposal_of
 from tests.conftest import Clock
 
 PAY = 'transfer(payer="alice", payee="bob", amount=12, memo="lunch")\n'
@@ -67,9 +67,9 @@ def test_a_confirmed_run_shows_when_it_was_proposed_confirmed_and_committed(
     assert shown.decided_at == times["Committed"].isoformat()
     # The audit's ways to the same run say the same.
     story = run_story(gateway.ledger, run.id)
-    assert story["confirmed_at"] == times["Confirmed"].isoformat()
-    assert story["decided_at"] == times["Committed"].isoformat()
-    assert [h["timestamp"] for h in story["history"]] == [t.isoformat() for t in times.values()]
+    assert story.confirmed_at == times["Confirmed"].isoformat()
+    assert story.decided_at == times["Committed"].isoformat()
+    assert [h.timestamp for h in story.history] == [t.isoformat() for t in times.values()]
     assert outcome.events[0].position is not None
     found = provenance(gateway.ledger, outcome.events[0].position)
     assert found is not None and found.confirmed_at == times["Confirmed"].isoformat()

@@ -59,13 +59,13 @@ def test_a_program_failing_its_type_check_runs_nothing_before_the_error(
 ) -> None:
     before = balances(demo_ledger)
 
-    preview = runner.preview(
+    ran = runner.preview(
         'transfer(payer="alice", payee="bob", amount=5)\nprint("ran")\n'
         'deposit(account="bob", amount="ten")'
     )
 
-    assert preview.error is not None and preview.error.stage == "type"
-    assert preview.calls == [] and preview.output == "" and not preview.writes
+    assert ran.error is not None and ran.error.stage == "type"
+    assert ran.preview.calls == [] and ran.preview.output == "" and not ran.writes
     assert balances(demo_ledger) == before
 
 
@@ -91,7 +91,7 @@ def test_a_checker_session_recycled_after_its_checks_still_checks_and_runs(
             assert refused.error is not None and refused.error.stage == "type"
         good = runner.preview('deposit(account="bob", amount=2)')
         assert good.ok, good.error
-        assert good.calls[0].result["balance"] == "2.00"
+        assert good.preview.calls[0].result["balance"] == "2.00"
     finally:
         sandbox.close()
     assert balances(demo_ledger)["bob"] == Decimal(0)

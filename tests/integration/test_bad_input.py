@@ -148,10 +148,10 @@ def test_the_sandbox_keeps_serving_after_every_bad_program(runner: ProgramRunner
     for _name, program, _error in BAD_PROGRAMS:
         runner.preview(program)
 
-    preview = runner.preview('get_balance(account="alice")')
+    ran = runner.preview('get_balance(account="alice")')
 
-    assert preview.ok, preview.error
-    assert preview.result == "100.00"
+    assert ran.ok, ran.error
+    assert ran.preview.result == "100.00"
 
 
 def _shift_line(error: str) -> str:

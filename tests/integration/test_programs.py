@@ -106,18 +106,18 @@ mine = [a["account"] for a in list_accounts(owner="Dan")]
 {"dan": get_balance(account="dan"), "left": receipt["payer_balance"], "mine": mine}
 """
 
-    preview = runner.preview(program)
+    ran = runner.preview(program)
 
-    assert preview.ok, preview.error
-    assert preview.result == {"dan": "12.50", "left": "87.50", "mine": ["dan"]}
-    assert [call.name for call in preview.calls] == [
+    assert ran.ok, ran.error
+    assert ran.preview.result == {"dan": "12.50", "left": "87.50", "mine": ["dan"]}
+    assert [call.name for call in ran.preview.calls] == [
         "open_account",
         "transfer",
         "list_accounts",
         "get_balance",
     ]
-    assert (preview.calls[1].line, preview.calls[1].column) == (2, 11)
-    assert preview.calls[1].arguments["amount"] == "12.50"
+    assert (ran.preview.calls[1].line, ran.preview.calls[1].column) == (2, 11)
+    assert ran.preview.calls[1].arguments["amount"] == "12.50"
 
 
 def test_a_read_only_program_commits_nothing_and_still_returns_its_result(
@@ -138,10 +138,10 @@ def test_a_read_only_program_commits_nothing_and_still_returns_its_result(
 
 
 def test_printed_output_is_kept_beside_the_preview(runner: ProgramRunner) -> None:
-    preview = runner.preview('print("alice has", get_balance(account="alice"))')
+    ran = runner.preview('print("alice has", get_balance(account="alice"))')
 
-    assert preview.ok, preview.error
-    assert preview.output == "alice has 100.00\n"
+    assert ran.ok, ran.error
+    assert ran.preview.output == "alice has 100.00\n"
 
 
 def test_committing_one_preview_twice_appends_once(programs: Programs, demo_ledger: Ledger) -> None:

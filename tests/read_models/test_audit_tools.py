@@ -26,13 +26,13 @@ def test_the_story_of_a_run_shows_every_link(sluice: Sluice) -> None:
     assert position is not None  # committed
     debit = event_at(sluice.ledger, position)
 
-    assert story["request"] == "pay bob"
-    assert story["program"] == program
-    assert story["preview_hash"] == proposal.preview_hash
-    assert story["preview"]["events"][0]["data"]["memo"] == "books"
-    assert story["confirmed_by"] == "alice" and story["confirmed_at"]
-    assert [step["event"] for step in story["history"]] == ["Proposed", "Confirmed", "Committed"]
-    assert [(e["account"], e["type"]) for e in story["committed_events"]] == [
+    assert story.request == "pay bob"
+    assert story.source == program
+    assert story.preview_hash == proposal.preview_hash
+    assert story.preview.events[0].data["memo"] == "books"
+    assert story.confirmed_by == "alice" and story.confirmed_at
+    assert [step.type for step in story.history] == ["Proposed", "Confirmed", "Committed"]
+    assert [(e["account"], e["type"]) for e in story.committed_events] == [
         ("alice", "TransferDebited"),
         ("bob", "TransferCredited"),
     ]

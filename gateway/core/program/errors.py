@@ -4,23 +4,24 @@ from __future__ import annotations
 
 from typing import Literal
 
-from application.inert_text import clip
 from domain.errors import DomainError
-from gateway.core.errors import MAX_ERROR_BYTES
+from gateway.core.errors import GatewayError, stage_kind
 
 Stage = Literal[
     "syntax", "check", "type", "denied", "limit", "refused", "runtime", "sandbox", "conflict"
 ]
 
 
-class ProgramError(Exception):
-    """One clear line: what went wrong, then `(line L, column C)` when there is a place.
+class ProgramError(GatewayError):
+    """A program refused: one clear line, what went wrong, then `(line L, column C)` (or
+    `(step N)` for a plan) when there is a place; its kind is its stage's (`stage_kind`).
 
     The message may quote the program's own text (an exception it raised, a value a call
-    refused): it is made printable and bounded here, so it is stored and shown that way.
-    `refusal` is the domain's own error when a use case refused the call; `exception` the
-    type of the program's own exception when the message is that exception's, which may
-    quote any value the program held (`gateway.core.program.withheld`)."""
+    refused): it is made printable and bounded (as every GatewayError's), so it is stored
+    and shown that way. `refusal` is the domain's own error when a use case refused the
+    call; `exception` the type of the program's own exception when the message is that
+    exception's, which may quote any value the program held
+    (`gateway.core.program.withheld`). Proposals name the run that recorded it."""
 
     def __init__(
         self,
@@ -33,22 +34,12 @@ class ProgramError(Exception):
         refusal: DomainError | None = None,
         exception: str | None = None,
     ) -> None:
-        message = clip(message, MAX_ERROR_BYTES)
-        super().__init__(message)
+        # A plan's places are steps (`step`), a Python program's lines and columns.
+        super().__init__(
+            stage_kind(stage), message, line=line, column=column, step=step, refusal=refusal
+        )
         self.stage = stage
-        self.message = message
-        self.line = line
-        self.column = column
-        self.step = step  # for JSON plans, whose places are steps
-        self.refusal = refusal
         self.exception = exception
-
-    def __str__(self) -> str:
-        if self.step is not None:
-            return f"{self.message} (step {self.step})"
-        if self.line is None:
-            return self.message
-        return f"{self.message} (line {self.line}, column {self.column})"
 
 
 def position_of(source: str, byte_offset: int) -> tuple[int, int]:

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import json
 import sys
-from dataclasses import dataclass, field, replace
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
 from typing import Any
 
 from pydantic import ValidationError
@@ -13,13 +14,13 @@ from application.event_json import plain
 from application.executor import execute
 from application.inert_text import clip, clip_value, inert_value
 from application.ledger import Ledger
+from application.results import CallRecord, EventRecord, OriginRecord, Preview
 from application.unit_of_work import UnitOfWork
 from application.validation import describe
 from domain.errors import DomainError
 from gateway.core.catalog import Catalog
-from gateway.core.errors import STAGE_KINDS, refusal_name
+from gateway.core.errors import refusal_name
 from gateway.core.program import withheld
-from gateway.core.program.call_record import CallRecord
 from gateway.core.program.data_checks import check_data, provenance_of
 from gateway.core.program.errors import ProgramError
 from gateway.core.program.guard import OpenGuard, ProgramGuard
@@ -28,39 +29,50 @@ from gateway.core.program.sandbox import CallRefusedError, Sandbox
 from gateway.core.program.static_check import ProgramShape, check_program
 
 
-@dataclass
-class Preview:
-    """A program run on a unit of work: what it would append, or why it cannot."""
+@dataclass(frozen=True)
+class ProgramRun:
+    """A program run on a unit of work: its preview (the one `Preview` every interface
+    shows: what it would append, or why it cannot), the work that holds those events for a
+    commit, and the refusal with its stage and place."""
 
-    source: str
+    preview: Preview
     uow: UnitOfWork
-    calls: list[CallRecord] = field(default_factory=list)
-    result: Any = None
-    output: str = ""
     error: ProgramError | None = None
-    caps: dict[str, Any] = field(default_factory=dict)
 
     @property
     def ok(self) -> bool:
         return self.error is None
 
     @property
-    def events(self) -> list[dict[str, Any]]:
-        return [self.uow.event_json(e) for e in self.uow.events]
-
-    @property
     def writes(self) -> bool:
         return bool(self.uow.events)
 
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "events": self.events,
-            "calls": [call.to_json() for call in self.calls],
-            "result": self.result,
-            "output": self.output,
-            "caps": self.caps,
-            "error": None if self.error is None else str(self.error),
-        }
+
+def events_of(uow: UnitOfWork) -> list[EventRecord]:
+    """The events a unit of work collected, as its principal may see them."""
+    return [EventRecord.model_validate(uow.event_json(e)) for e in uow.events]
+
+
+def previewed(
+    uow: UnitOfWork,
+    error: ProgramError | None = None,
+    *,
+    calls: Sequence[CallRecord] = (),
+    result: Any = None,
+    output: str = "",
+    caps: dict[str, Any] | None = None,
+) -> ProgramRun:
+    """The run of a program on `uow` as it stands: every event it collected, every field of
+    its preview given (so that a run stores all of them)."""
+    preview = Preview(
+        events=events_of(uow),
+        calls=list(calls),
+        result=result,
+        output=output,
+        caps=caps or {},
+        error=None if error is None else str(error),
+    )
+    return ProgramRun(preview, uow, error)
 
 
 class ProgramRunner:
@@ -74,10 +86,13 @@ class ProgramRunner:
 
     def preview(
         self, source: str, *, guard: ProgramGuard | None = None, uow: UnitOfWork | None = None
-    ) -> Preview:
+    ) -> ProgramRun:
         """Check and run the program; nothing is written whatever happens."""
         checks = guard or OpenGuard()
-        preview = Preview(source=source, uow=uow or UnitOfWork(self.ledger))
+        work = uow or UnitOfWork(self.ledger)
+        made: list[CallRecord] = []  # the calls the program made, in order
+        output, result = "", None
+        error: ProgramError | None = None
         try:
             catalog = self.catalog
             shape = check_program(source, catalog.program_rules, self.limits)
@@ -85,15 +100,14 @@ class ProgramRunner:
             # The time cap is the sandbox's clock alone: waiting for a worker, or for the
             # store while a call is answered, is not the program's run. A busy sandbox
             # raises SandboxBusyError, which is no ProgramError: it is not the program's.
-            calls = _Calls(self, preview, checks, shape)
+            calls = _Calls(self, work, checks, shape, made)
             run = self.sandbox.run(source, catalog.stubs, shape.named, calls)
             # Printed text is the program's: stored and shown inert, with its lines.
-            preview.output = clip(run.output, self.limits.max_output_bytes, lines=True)
-            preview.result = self._result(run.result)
-        except ProgramError as error:
-            preview.error = _told(error, read_data=bool(preview.calls))
-        preview.caps = checks.usage()
-        return preview
+            output = clip(run.output, self.limits.max_output_bytes, lines=True)
+            result = self._result(run.result)
+        except ProgramError as refused:
+            error = _told(refused, read_data=bool(made))
+        return previewed(work, error, calls=made, result=result, output=output, caps=checks.usage())
 
     def _result(self, value: Any) -> Any:
         result = inert_value(plain(value))
@@ -137,19 +151,24 @@ class _Calls:
     every argument of a call it does not know."""
 
     def __init__(
-        self, runner: ProgramRunner, preview: Preview, guard: ProgramGuard, shape: ProgramShape
+        self,
+        runner: ProgramRunner,
+        uow: UnitOfWork,
+        guard: ProgramGuard,
+        shape: ProgramShape,
+        made: list[CallRecord],
     ) -> None:
         self.limits = runner.limits
         self.catalog = runner.catalog
-        self.preview = preview
+        self.uow = uow
         self.guard = guard
         self.shape = shape
+        self.made = made
         # What each call (by its place) answered: whose text a later argument copied.
         self.answers: dict[tuple[int, int], list[Any]] = {}
 
     def __call__(self, name: str, arguments: dict[str, Any], line: int, column: int) -> Any:
-        preview = self.preview
-        if len(preview.calls) >= self.limits.max_calls:
+        if len(self.made) >= self.limits.max_calls:
             raise CallRefusedError(
                 f"call limit: the program made more than {self.limits.max_calls} use-case calls",
                 "limit",
@@ -164,19 +183,19 @@ class _Calls:
         try:
             self.guard.check_call(use_case)
         except CallRefusedError as refused:
-            kind: str = STAGE_KINDS.get(refused.stage, "refused")
+            kind: str = refused.kind
             values = withheld.computed_values(computed, arguments, dict(use_case))
             told = withheld.refusal(name, str(refused), values, kind)
             raise CallRefusedError(told, refused.stage, refusal=refused.refusal) from None
         provenance = provenance_of(written, self.shape, self.answers, arguments)
-        decision = check_data(use_case, provenance, self.guard.principal, preview.uow)
+        decision = check_data(use_case, provenance, self.guard.principal, self.uow)
         if decision.refusal is not None:
             values = withheld.computed_values(computed, arguments, dict(use_case))
             told = withheld.refusal(name, decision.refusal, values, "provenance")
             raise CallRefusedError(told, "check") from None
         provenance = replace(provenance, grants=decision.grants)
         try:
-            executed = execute(use_case, preview.uow, provenance)
+            executed = execute(use_case, self.uow, provenance)
         except DomainError as refusal:
             kind = refusal_name(type(refusal))
             # The use case is frozen: what it was given is what it holds now.
@@ -186,7 +205,7 @@ class _Calls:
         adapter = use_case_class.result_adapter()
         bound = self.limits.max_call_value_bytes
         arguments = plain(use_case.model_dump(mode="python"))
-        preview.calls.append(
+        self.made.append(
             CallRecord(
                 name=name,
                 arguments={key: clip_value(value, bound) for key, value in arguments.items()},
@@ -195,7 +214,7 @@ class _Calls:
                 column=column,
                 events=len(executed.events),
                 origins={
-                    argument: [origin.to_json() for origin in found.origins]
+                    argument: [OriginRecord.model_validate(o.to_json()) for o in found.origins]
                     for argument, found in provenance.arguments.items()
                 },
             )

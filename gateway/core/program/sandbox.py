@@ -37,6 +37,7 @@ from pydantic_monty import (
 )
 
 from domain.errors import DomainError
+from gateway.core.errors import ErrorKind, stage_kind
 from gateway.core.program.cpu_pairing import CpuPairing
 from gateway.core.program.errors import ProgramError, Stage, position_of
 from gateway.core.program.limits import ProgramLimits
@@ -62,6 +63,11 @@ class CallRefusedError(Exception):
         super().__init__(message)
         self.stage = stage
         self.refusal = refusal
+
+    @property
+    def kind(self) -> ErrorKind:
+        """The kind of the refusal its stage makes (`stage_kind`)."""
+        return stage_kind(self.stage)
 
     @classmethod
     def refusing(cls, use_case: str, refusal: DomainError) -> CallRefusedError:

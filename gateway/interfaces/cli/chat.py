@@ -16,6 +16,7 @@ from rich.table import Table
 from rich.text import Text
 
 from application.principals import PrincipalView
+from application.results import Proposal
 from application.store_config import redacted
 from gateway.agent import Agent, AgentConfig
 from gateway.agent.answer_parts import Answer
@@ -23,7 +24,6 @@ from gateway.agent.turns import AgentTurn
 from gateway.bootstrap import Sluice
 from gateway.core.errors import GatewayError, StaleProposalError
 from gateway.core.policy.decisions import may_decide
-from gateway.core.results import Proposal
 from gateway.interfaces.cli.flow import QUESTION, decision
 from gateway.interfaces.cli.render import (
     framed,

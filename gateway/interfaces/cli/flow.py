@@ -8,10 +8,10 @@ import typer
 from rich.console import Console
 
 from application.principals import PrincipalView
+from application.results import Proposal
 from gateway.core.errors import GatewayError, StaleProposalError
 from gateway.core.facade import Gateway
 from gateway.core.policy.decisions import may_decide
-from gateway.core.results import Proposal
 from gateway.interfaces.cli.render import show_handoff, show_preview, show_summary, shown
 from gateway.interfaces.cli.report import RunReport
 

@@ -13,11 +13,11 @@ from rich.text import Text
 
 from application.bank.money_moves import move_words
 from application.principals import PrincipalView
+from application.results import proposer_words
 from gateway.bootstrap import Sluice
 from gateway.core.inbox import Inbox, ProposalSummary
 from gateway.core.paging import Page
 from gateway.core.read_side import ReadSide
-from gateway.core.results import proposer_words
 from gateway.interfaces.cli.render import as_json, shown
 
 EXCERPT = 60

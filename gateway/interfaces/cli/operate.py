@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import hashlib
 import json
 import os
 import signal
@@ -25,6 +26,7 @@ from application.inert_text import inert, inert_json
 from application.log import follow, read_log
 from application.read_models.replay import Comparison, Replay
 from application.read_models.service import UnknownProjectionError
+from application.results import RunStory
 from application.store_config import redacted
 from application.verify import verify
 from domain.errors import AccountNotFoundError
@@ -239,32 +241,69 @@ def audit_run(
         except (ValueError, LookupError, AggregateNotFoundError):
             _fail(f"no run {run_id}")
     if as_json:
-        _print_json(story)
+        _print_json(_story_json(story))
         return
     console = Console()
-    via = story["proposed_via"] or {}
-    key = " ".join(part for part in (via.get("scope"), "key", via.get("key_id")) if part)
-    over = f", over {via['interface']}" if via.get("interface") else ""
+    via = story.proposed_via
+    key = " ".join(part for part in (via.scope, "key", via.key_id) if part) if via else ""
+    over = f", over {via.interface}" if via and via.interface else ""
     who = (
-        f"{story['principal']} ({story['kind']}; {key}{over})"
+        f"{story.principal} ({story.kind}; {key}{over})"
         if via
-        else (f"{story['principal']} ({story['kind']})")
+        else f"{story.principal} ({story.kind})"
     )
-    console.print(shown(f"Run {story['run_id']} by {who}: {story['status']}", "bold"))
-    console.print(said("Request:", "", story["request"] or "(none)"))
-    console.print(shown(f"Program ({story['language']}, sha256 {story['program_sha256'][:12]}):"))
-    console.print(framed("The program as proposed", story["program"]))
-    preview = story["preview"]
-    if preview.get("output"):
-        console.print(framed(PRINTED_TITLE, preview["output"]))
-    console.print(shown(f"Preview hash: {story['preview_hash']}"))
-    for step in story["history"]:
+    console.print(shown(f"Run {story.id} by {who}: {story.status}", "bold"))
+    console.print(said("Request:", "", story.request or "(none)"))
+    console.print(shown(f"Program ({story.language}, sha256 {_sha256(story.source)[:12]}):"))
+    console.print(framed("The program as proposed", story.source))
+    if story.preview.output:
+        console.print(framed(PRINTED_TITLE, story.preview.output))
+    console.print(shown(f"Preview hash: {story.preview_hash}"))
+    for step in _story_json(story)["history"]:
         extra = {k: v for k, v in step.items() if k not in ("event", "timestamp")}
         console.print(said(f"  {step['timestamp']}  {step['event']} ", "", extra or ""))
-    for event in story["committed_events"]:
+    for event in story.committed_events:
         console.print(
             shown(f"  committed {event['type']} on {event['account']} (version {event['version']})")
         )
+
+
+def _story_json(story: RunStory) -> dict[str, Any]:
+    """`sluice audit run --json`: the run's story under the names this command prints, each
+    step of its history with what decided it."""
+    decided: dict[str, dict[str, Any]] = {
+        "Confirmed": {"by": story.confirmed_by},
+        "Rejected": {"by": story.decided_by},
+        "Failed": {"error": story.error},
+        "Committed": {"events": len(story.committed_events)},
+    }
+    return {
+        "run_id": story.id,
+        "principal": story.principal,
+        # The key's scope, the interface and the key's id; None for a run recorded before.
+        "proposed_via": story.proposed_via and story.proposed_via.model_dump(mode="json"),
+        "kind": story.kind,
+        "status": story.status,
+        "request": story.request,
+        "language": story.language,
+        "program": story.source,
+        "program_sha256": _sha256(story.source),
+        "preview": story.preview.to_json(),
+        "preview_hash": story.preview_hash,
+        "confirmed_by": story.confirmed_by,
+        "confirmed_at": story.confirmed_at,
+        "decided_at": story.decided_at,
+        "error": story.error,
+        "history": [
+            {"event": step.type, "timestamp": step.timestamp, **decided.get(step.type, {})}
+            for step in story.history
+        ],
+        "committed_events": story.committed_events,
+    }
+
+
+def _sha256(text: str) -> str:
+    return hashlib.sha256(text.encode()).hexdigest()
 
 
 @audit_app.command("event")

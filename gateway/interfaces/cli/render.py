@@ -19,8 +19,8 @@ from rich.text import Text
 
 from application.bank.money_moves import move_words
 from application.inert_text import inert, inert_json
+from application.results import Preview, Proposal
 from gateway.core.origins_shown import origin_lines
-from gateway.core.results import Preview, Proposal
 from gateway.interfaces.cli.report import RunReport
 
 PRINTED_TITLE = "Printed by the program (its own text, not Sluice's)"

@@ -6,8 +6,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from application.results import EventRecord, Outcome, Proposal
 from gateway.core.errors import GatewayError
-from gateway.core.results import EventRecord, Outcome, Proposal
 
 
 def _absent(value: object) -> bool:

@@ -11,23 +11,20 @@ same key runs again.
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import json
 from collections.abc import Callable
 from typing import Any
 
-from eventsourcing.application import AggregateNotFoundError
-from eventsourcing.persistence import IntegrityError
 from fastapi.responses import JSONResponse
 
 from application.principals import PrincipalView
-from domain.idempotency import IdempotentRequest, request_id
+from application.results import Outcome
+from domain.idempotency import IdempotentRequest
 from gateway.core.errors import GatewayError
 from gateway.core.facade import Gateway
 from gateway.core.problem import PROBLEM_JSON, problem_body
 from gateway.core.proposals import Recorder
-from gateway.core.results import Outcome
 from gateway.interfaces.http.problems import with_request_id
 
 MAX_KEY = 255
@@ -76,19 +73,16 @@ def idempotent(
             principal=principal.name, key=key, request_hash=fingerprint, status=status, body=body
         )
         # Another request with this key may have answered meanwhile; this one answers itself.
-        with contextlib.suppress(IntegrityError):
-            gateway.ledger.save(kept)
+        gateway.keep_refusal(kept)
         raise
 
 
 def _answered(
     gateway: Gateway, principal: PrincipalView, key: str, fingerprint: str
 ) -> JSONResponse | None:
-    try:
-        first: object = gateway.ledger.load_record(request_id(principal.name, key))
-    except AggregateNotFoundError:
+    first = gateway.kept_answer(principal, key)
+    if first is None:
         return None
-    assert isinstance(first, IdempotentRequest)
     if first.request_hash != fingerprint:
         raise GatewayError(
             "idempotency-key-reused",

@@ -1,7 +1,7 @@
 """Request and response shapes, for validation and for the OpenAPI document (with examples).
 
 The gateway's results (proposal, preview, outcome, call and event records, run stories,
-sheets) are defined in gateway.core.results and named here again for the routes; accounts
+sheets) are defined in application.results and named here again for the routes; accounts
 and statement entries are the bank use cases' own results, with examples."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from application.bank import results as bank
-from gateway.core.results import (
+from application.results import (
     HASH_EXAMPLE,
     CallRecord,
     EventRecord,

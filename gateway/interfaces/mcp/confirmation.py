@@ -29,8 +29,8 @@ from mcp_types.version import is_version_at_least
 
 from application.bank.money_moves import move_words
 from application.inert_text import inert
+from application.results import Proposal
 from gateway.core.origins_shown import origin_lines
-from gateway.core.results import Proposal
 
 # The first revision whose tools ask for input by returning an InputRequiredResult.
 INPUT_REQUIRED_VERSION = "2026-07-28"

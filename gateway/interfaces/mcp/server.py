@@ -34,9 +34,9 @@ from mcp_types import (
 from pydantic import AnyUrl, BaseModel, Field
 
 from application.principals import PrincipalView
+from application.results import Proposal
 from gateway.core.errors import GatewayError, StaleProposalError
 from gateway.core.facade import Gateway
-from gateway.core.results import Proposal
 from gateway.interfaces.mcp import confirmation, state_keys
 from gateway.interfaces.mcp.shown import NO_CONSOLE, Sheets, ShownProposal
 

@@ -7,7 +7,7 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 from application.bank.money_moves import MoneyMove
-from gateway.core.results import EventRecord, Preview, Proposal, ProposedVia, Sheet
+from application.results import EventRecord, Preview, Proposal, ProposedVia, Sheet
 
 NO_CONSOLE = (
     "This server knows no web console to link to: set SLUICE_CONSOLE_URL (or `sluice mcp "

@@ -13,9 +13,7 @@ from typing import Any, TypeVar, cast
 from eventsourcing.domain import AggregateEvent
 
 from application.bank.money_moves import money_moves
-from domain.run import COMMITTED, FAILED, Run
-from gateway.core.results import (
-    EventRecord,
+from application.results import (
     HistoryEntry,
     Outcome,
     Preview,
@@ -26,6 +24,7 @@ from gateway.core.results import (
     proposer_words,
     request_author,
 )
+from domain.run import COMMITTED, FAILED, Run
 
 P = TypeVar("P", bound=Proposal)
 
@@ -33,10 +32,10 @@ P = TypeVar("P", bound=Proposal)
 def outcome_of(run: Run, positions: Sequence[int | None] | None = None) -> Outcome:
     """The authoritative fields: status, changed, events, result, error. `positions` are
     the log positions of the previewed events, in their order, once they are committed."""
-    committed = run.status == COMMITTED
-    events = run.preview.get("events", []) if committed else []
+    preview = preview_of(run) if run.status == COMMITTED else None
+    events = preview.events if preview else []
     placed = [
-        EventRecord.model_validate(event | {"position": positions[i] if positions else None})
+        event.model_copy(update={"position": positions[i] if positions else None})
         for i, event in enumerate(events)
     ]
     return Outcome(
@@ -44,9 +43,15 @@ def outcome_of(run: Run, positions: Sequence[int | None] | None = None) -> Outco
         status=run.status,
         changed=len(placed) if placed else "nothing",
         events=placed,
-        result=run.preview.get("result") if committed else None,
+        result=preview.result if preview else None,
         error=run.error,
     )
+
+
+def preview_of(run: Run) -> Preview:
+    """The run's preview: the aggregate keeps it as the JSON of the one Preview type (the
+    domain holds no model), read back here."""
+    return Preview.model_validate(run.preview)
 
 
 def proposal_of(run: Run) -> Proposal:
@@ -63,7 +68,7 @@ def story_of(run: Run, events: Sequence[object]) -> RunStory:
         for e in events
         if isinstance(e, AggregateEvent)
     ]
-    return _as(RunStory, run, history=history)
+    return _as(RunStory, run, history=history, committed_events=run.committed_events)
 
 
 def _as(kind: type[P], run: Run, **more: Any) -> P:
@@ -77,7 +82,7 @@ def _as(kind: type[P], run: Run, **more: Any) -> P:
         language=run.language,
         source=run.source,
         request=run.request,
-        preview=Preview.model_validate(run.preview),
+        preview=preview_of(run),
         preview_hash=run.preview_hash,
         expires_at=run.expires_at.isoformat(),
         created_at=run.created_on.isoformat(),

@@ -88,6 +88,10 @@ class CallRecord(Result):
         description="Where each argument the program did not write as a literal came from.",
     )
 
+    def to_json(self) -> dict[str, Any]:
+        """The call as a run stores it: a call with no traced argument has no `origins`."""
+        return self.model_dump(mode="json", exclude={"origins"} if not self.origins else None)
+
 
 class Preview(Result):
     events: list[EventRecord]
@@ -96,6 +100,14 @@ class Preview(Result):
     output: str = ""
     caps: dict[str, Any] = {}
     error: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        """The preview as a run stores it (and `sluice audit run --json` prints it): the
+        fields it was given, a direct call's having no `error`; a call's `origins` only
+        when it has some."""
+        shown = self.model_dump(mode="json", exclude_unset=True)
+        shown["calls"] = [call.to_json() for call in self.calls]
+        return shown
 
 
 POSITION = (
@@ -249,9 +261,14 @@ class HistoryEntry(Result):
 
 
 class RunStory(Proposal):
-    """A run as an auditor reads it: the proposal, its outcome, and every event of the run."""
+    """A run as an auditor reads it: the proposal, its outcome, and every event of the run.
+
+    One type for every interface: HTTP answers it as it dumps; `sluice audit run` shows it,
+    with the events the run committed as the store names them (`committed_events`: account,
+    aggregate id, version, type), which HTTP leaves out."""
 
     history: list[HistoryEntry]
+    committed_events: list[dict[str, Any]] = Field(default=[], exclude=True)
 
 
 class Sheet(Result):
