@@ -10,7 +10,9 @@ from application.bank.results import StatementEntry, memo_writer
 from domain.account import Account
 from domain.money import ZERO
 
-_KINDS: dict[type[Any], tuple[str, int]] = {
+# Each account event's statement kind and the sign of its amount on the balance: one table
+# for the statement here, the read models' projections and the books' check.
+SIGNS: dict[type[Any], tuple[str, int]] = {
     Account.Opened: ("opened", 0),
     Account.Deposited: ("deposit", 1),
     Account.Withdrawn: ("withdrawal", -1),
@@ -41,14 +43,14 @@ def latest_entries(account: str, history: Sequence[Any], balance: Decimal) -> li
 
 
 def _change(event: Any) -> Decimal:
-    sign = _KINDS[type(event)][1]
+    sign = SIGNS[type(event)][1]
     change: Decimal = sign * getattr(event, "amount", ZERO)
     return change
 
 
 def _entry(account: str, event: Any, balance: Decimal) -> StatementEntry:
     """The entry of one event, with the account's balance after it."""
-    kind = _KINDS[type(event)][0]
+    kind = SIGNS[type(event)][0]
     counterparty = getattr(event, "counterparty", None)
     memo = getattr(event, "memo", "")
     return StatementEntry(

@@ -17,6 +17,7 @@ from eventsourcing.persistence import Notification, Tracking
 from eventsourcing.projection import Projection
 from eventsourcing.utils import get_topic
 
+from application.bank.statement import SIGNS
 from application.read_models import raw
 from application.read_models.rows import BalanceChange, RunChange, RunLink, StatementRow
 from application.read_models.store import ReadModelStore, Window
@@ -26,14 +27,6 @@ from domain.run import COMMITTED, EXPIRED, FAILED, PENDING, REJECTED, Run
 
 Positioned = tuple[AggregateEvent, int]
 
-SIGNS: dict[type[Any], tuple[str, int]] = {
-    Account.Opened: ("opened", 0),
-    Account.Deposited: ("deposit", 1),
-    Account.Withdrawn: ("withdrawal", -1),
-    Account.TransferDebited: ("transfer_out", -1),
-    Account.TransferCredited: ("transfer_in", 1),
-    Account.Closed: ("closed", 0),
-}
 ACCOUNT_TOPICS = tuple(get_topic(kind) for kind in SIGNS)
 _KIND_OF_TOPIC = {get_topic(kind): kind for kind in SIGNS}
 _SIGN_OF_TOPIC = {get_topic(kind): sign for kind, (_, sign) in SIGNS.items()}
