@@ -75,10 +75,11 @@ def test_a_preview_made_stale_by_a_concurrent_change_is_replaced_by_a_fresh_one(
 ) -> None:
     start = Decimal(balance(served, "alice"))
     sign_in(page, served, "alice")
-    # The amount depends on what the program reads: a deposit meanwhile changes it.
+    # The amount depends on what the program reads: a deposit meanwhile changes it. The
+    # bound is 1 above the balance: a float literal equal to it may sit just below it.
     propose(
         page,
-        f'amount = 6 if get_balance(account="alice") > {start} else 5\n'
+        f'amount = 6 if get_balance(account="alice") > {start} + 1 else 5\n'
         'transfer(payer="alice", payee="bob", amount=amount)',
     )
     assert effect(page, "alice")[1:] == [euros(start), euros(start - 5), "-5.00"]

@@ -57,7 +57,7 @@ def test_a_preview_gone_stale_while_waiting_says_so_before_the_decision(
     start = Decimal(balance(served, "alice"))
     run_id = agent_proposes(
         served,
-        f'amount = 6 if get_balance(account="alice") > {start} else 5\n'
+        f'amount = 6 if get_balance(account="alice") > {start} + 1 else 5\n'
         'transfer(payer="alice", payee="bob", amount=amount)',
     )
     with api(served, "teller") as teller:  # before the person opens the review link

@@ -39,9 +39,10 @@ def balance(base: str) -> Decimal:
 
 
 def propose_then_deposit(base: str) -> str:
-    """The agent proposes to pay 5, or 6 when alice has more than now; then money comes in."""
+    """The agent proposes to pay 5, or 6 when alice has more than 1 above now (no float
+    literal then sits right at her balance); then money comes in."""
     source = (
-        f'amount = 6 if get_balance(account="alice") > {balance(base)} else 5\n'
+        f'amount = 6 if get_balance(account="alice") > {balance(base)} + 1 else 5\n'
         'transfer(payer="alice", payee="bob", amount=amount)'
     )
     proposed = httpx.post(f"{base}/v1/programs", headers=AGENT,
