@@ -13,7 +13,9 @@ import sys
 from pathlib import Path
 
 import pytest
+from typer.testing import CliRunner
 
+from gateway.interfaces.cli.app import app
 from tests.domains import NOTES_ENTRIES, install
 
 SLUICE = str(Path(sys.executable).parent / "sluice")
@@ -164,3 +166,23 @@ def test_an_installed_name_that_is_no_domain_is_refused(
     assert done.stderr.startswith(f"error: --domain {name}: ")
     assert reason in done.stderr
     assert not store(with_notes).exists()
+
+
+def test_one_invocations_domain_is_not_the_next_ones(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # In one process, as a test runner or an embedding program invokes the app again and again.
+    monkeypatch.syspath_prepend(str(install(tmp_path, NOTES_ENTRIES)))
+    runner = CliRunner()
+
+    def domain_of(*args: str) -> str:
+        shown = runner.invoke(app, [*args], env={"SLUICE_DOMAIN": None})
+        assert shown.exit_code == 0, shown.stderr
+        return next(line for line in shown.stdout.splitlines() if line.startswith("SLUICE_DOMAIN="))
+
+    assert domain_of("settings", "--domain", "notes") == "SLUICE_DOMAIN=notes"
+    assert domain_of("settings") == "SLUICE_DOMAIN=bank"
+    assert domain_of("--domain", "notes", "settings") == "SLUICE_DOMAIN=notes"
+    assert domain_of("settings") == "SLUICE_DOMAIN=bank"
+    # The command's own option wins over one given before it.
+    assert domain_of("--domain", "bank", "settings", "--domain", "notes") == "SLUICE_DOMAIN=notes"
