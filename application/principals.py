@@ -20,6 +20,8 @@ from domain.principal import ApiKey, Principal, api_key_id, principal_id
 
 # Principals are named like accounts: one pattern for every name a person types.
 NAME_PATTERN = re.compile(ACCOUNT_PATTERN)
+# What a principal's name may be, in words: its error messages say it.
+NAME_RULE = ACCOUNT_RULE
 DEMO_KEY_PREFIX = "sk-demo-"
 DEMO_AGENT_KEY_PREFIX = "sk-agent-demo-"
 
@@ -94,7 +96,7 @@ def register(
     _check_scope(scope)
     _check_expiry(expires_at)
     if not NAME_PATTERN.fullmatch(name):
-        raise PrincipalError(f"{_quoted(name)} is not a principal name ({ACCOUNT_RULE})")
+        raise PrincipalError(f"{_quoted(name)} is not a principal name ({NAME_RULE})")
     if role not in ROLES:
         raise PrincipalError(f"role {role!r} is not one of {', '.join(ROLES)}")
     if owned and role not in SCOPED_ROLES:

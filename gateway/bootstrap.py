@@ -5,7 +5,8 @@ from __future__ import annotations
 from functools import cached_property
 from pathlib import Path
 
-from application.bank import BANK_USE_CASES, DIRECTORY_HEADER
+from application import domains
+from application.domains import Domain
 from application.ledger import Ledger
 from application.rate_counter import RateCounter, open_rate_counter
 from application.read_models.projector import Projector
@@ -32,11 +33,12 @@ from gateway.settings import Settings, load_settings
 
 
 class Sluice:
-    """The running system: a ledger on its store, the bank catalog, a sandbox on demand.
+    """The running system: a ledger on its store, a domain's catalog, a sandbox on demand.
 
     Wired from `settings` (read from the environment when none are given: a command reads
-    them once at start and hands them here); an argument given wins over its setting. A
-    setting Sluice cannot use is a SettingsError naming it."""
+    them once at start and hands them here); an argument given wins over its setting, so
+    `domain` wins over SLUICE_DOMAIN. A setting Sluice cannot use is a SettingsError naming
+    it."""
 
     def __init__(
         self,
@@ -48,9 +50,12 @@ class Sluice:
         clock: Clock = utc_now,
         trusted_clients: frozenset[str] | None = None,
         read_database_url: str | None = None,
+        domain: Domain | None = None,
         settings: Settings | None = None,
     ) -> None:
         self.settings = settings = load_settings() if settings is None else settings
+        # The business it serves: its use cases, its directory's header, its demo data.
+        self.domain = domains.load(settings.domain) if domain is None else domain
         self.database_url = database_url or settings.database_url or _default_url()
         # A hot standby that the read endpoints read (optional), checked before anything opens.
         self.read_database_url = read_database_url or settings.read_database_url
@@ -59,7 +64,7 @@ class Sluice:
             if self.read_database_url is None
             else standby_env(self.read_database_url, self.database_url)
         )
-        self.catalog = Catalog(DIRECTORY_HEADER, BANK_USE_CASES)
+        self.catalog = Catalog(self.domain.directory_header, self.domain.use_cases)
         self.caps = caps or settings.caps(use_cases=self.catalog.names)
         self.pool = pool or settings.pool
         # Whose MCP clients may confirm by a form (SLUICE_MCP_TRUSTED_CLIENTS).

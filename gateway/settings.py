@@ -31,6 +31,7 @@ from pydantic_settings import (
 )
 from pydantic_settings import SettingsError as SourceError
 
+from application import domains
 from application.read_models.queries import WAIT_SECONDS
 from application.settings_error import SettingsError
 from application.store_config import (
@@ -168,6 +169,15 @@ def _max_body_bytes(raw: str) -> int:
     return size
 
 
+def _domain(raw: str) -> str:
+    name = raw.strip()
+    try:
+        domains.load(name)
+    except SettingsError as unknown:
+        raise _refused("domain", raw, f": {unknown}") from None
+    return name
+
+
 def _log_level(raw: str) -> str:
     parse_level(raw, LOG_LEVEL_VARIABLE)
     return raw.strip().upper()
@@ -191,6 +201,12 @@ class Settings(BaseSettings):
         arbitrary_types_allowed=True,
     )
 
+    # The business served.
+    domain: Annotated[str, _parsed_by(_domain)] = Field(
+        default=domains.DEFAULT,
+        description="The business domain served: its use cases, directory and demo data, "
+        "by the name it is installed under (`sluice domains` lists them); --domain wins.",
+    )
     # The store.
     database_url: Annotated[str | None, _parsed_by(_database_url)] = Field(
         default=None,
@@ -444,17 +460,21 @@ SECRETS = frozenset({"api_key", "llm_api_key", "openai_api_key", "notify_secret"
 DATABASE_URLS = frozenset({"database_url", "read_database_url"})
 
 
-def load_settings(environ: Mapping[str, str] | None = None) -> Settings:
-    """The settings of the process environment (or of `environ`), or a SettingsError naming
-    the first variable whose value Sluice cannot use, and why."""
+def load_settings(
+    environ: Mapping[str, str] | None = None, *, domain: str | None = None
+) -> Settings:
+    """The settings of the process environment (or of `environ`), `domain` (a command's
+    `--domain`) over SLUICE_DOMAIN, or a SettingsError naming the first variable whose value
+    Sluice cannot use, and why."""
+    chosen: dict[str, Any] = {} if domain is None else {"domain": domain}
     try:
         if environ is None:
-            return Settings()
+            return Settings(**chosen)
         given: dict[str, Any] = {
             name: environ[variable(name)]
             for name in Settings.model_fields
             if environ.get(variable(name), "") != ""
-        }
+        } | chosen
         read = _Given(**given)
         # Validated already: the same class whichever way the settings were read.
         return Settings.model_construct(read.model_fields_set, **dict(read))

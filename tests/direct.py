@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from application.bank.accounts import OpenAccount
-from application.demo import DEMO_ACCOUNTS
+from application.bank.demo import DEMO_ACCOUNTS
 from application.executor import execute
 from application.ledger import Ledger
 from application.unit_of_work import ConflictError, UnitOfWork

@@ -13,8 +13,7 @@ in words anyone can write, while a principal is proven by its key.
 
 from __future__ import annotations
 
-from application.bank.types import ACCOUNT_RULE
-from application.principals import NAME_PATTERN
+from application.principals import NAME_PATTERN, NAME_RULE
 from application.settings_error import SettingsError
 
 VARIABLE = "SLUICE_MCP_TRUSTED_CLIENTS"
@@ -33,7 +32,7 @@ def parse_trusted_clients(raw: str) -> frozenset[str]:
         if not NAME_PATTERN.fullmatch(name):
             shown = name if len(name) <= 40 else name[:37] + "..."
             raise SettingsError(
-                f"{where} {shown!r} is not a principal name ({ACCOUNT_RULE}); name the "
+                f"{where} {shown!r} is not a principal name ({NAME_RULE}); name the "
                 "principals whose MCP clients may confirm by a form"
             )
     return frozenset(names)

@@ -19,6 +19,7 @@ from gateway.core.catalog import UnknownUseCaseError
 from gateway.core.errors import GatewayError
 from gateway.core.paging import MAX_LIMIT
 from gateway.demo import seed
+from gateway.interfaces.cli.domain_choice import DomainGroup, SluiceDomainOption, list_domains
 from gateway.interfaces.cli.effective import settings
 from gateway.interfaces.cli.flow import decide, submit
 from gateway.interfaces.cli.inbox import list_proposals
@@ -39,6 +40,7 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    cls=DomainGroup,
 )
 
 
@@ -58,8 +60,10 @@ def _options(
             "--version", callback=_version, is_eager=True, help="Print the version and exit."
         ),
     ] = False,
+    domain: SluiceDomainOption = None,
 ) -> None:
     """Sluice: business use cases that are also an agent's tools, behind a hardened gateway."""
+    del domain  # read by its callback, for the command that follows
 
 
 app.add_typer(principal_app, name="principal")
@@ -72,6 +76,7 @@ app.command()(export)
 app.command()(serve)
 app.command()(mcp)
 app.command()(settings)
+app.command(name="domains")(list_domains)
 
 KeyOption = Annotated[str | None, typer.Option("--key", help="The principal's API key.")]
 AsOption = Annotated[
@@ -255,14 +260,15 @@ def call(
 def demo() -> None:
     """Seed the demo ledger and principals where they are absent; print the demo keys."""
     with _open(expect_data=False) as sluice:
-        opened, registered = seed(sluice.gateway)
+        opened, registered = seed(sluice.gateway, sluice.domain.demo)
         where = redacted(sluice.database_url)
+        seeded = sluice.domain.demo
     if opened or registered:
         typer.echo(f"Demo data in {where}: opened {', '.join(opened) or 'no accounts'}, "
                    f"registered {', '.join(registered) or 'no principals'}")  # fmt: skip
     else:
         typer.echo(f"The demo data is already in {where}; nothing changed")
-    print_demo_keys()
+    print_demo_keys(seeded)
 
 
 @app.command()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from contextvars import ContextVar
 from typing import NoReturn
 
 import typer
@@ -15,13 +16,20 @@ from gateway.logs.redact import redact
 from gateway.settings import Settings, SettingsError, load_settings
 
 USAGE_ERROR = 2
+# This invocation's `--domain` (None: SLUICE_DOMAIN's), set as its options are read.
+_CHOSEN_DOMAIN: ContextVar[str | None] = ContextVar("chosen_domain", default=None)
+
+
+def choose_domain(name: str | None) -> None:
+    """The domain this invocation's commands serve (`--domain`), over SLUICE_DOMAIN."""
+    _CHOSEN_DOMAIN.set(name)
 
 
 def read_settings() -> Settings:
-    """The settings of this command, read once at its start; a value Sluice cannot use is a
-    usage error naming the variable and why."""
+    """The settings of this command, read once at its start (its `--domain` over
+    SLUICE_DOMAIN); a value Sluice cannot use is a usage error naming the variable and why."""
     try:
-        return load_settings()
+        return load_settings(domain=_CHOSEN_DOMAIN.get())
     except SettingsError as refused:
         usage_error(str(refused))
 

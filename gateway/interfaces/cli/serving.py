@@ -14,6 +14,7 @@ from typing import Annotated
 import typer
 
 from application import principals
+from application.domains import Demo
 from application.store_config import redacted
 from gateway.core.errors import GatewayError
 from gateway.demo import demo_agent_keys, demo_keys, seed
@@ -25,10 +26,10 @@ from gateway.interfaces.cli.store_check import store_note
 STARTUP_FAILURE = 3  # as uvicorn's own
 
 
-def print_demo_keys() -> None:
+def print_demo_keys(demo: Demo | None = None) -> None:
     typer.echo("Demo keys (DEMO ONLY, well known, never use them for real money):")
-    agent_keys = demo_agent_keys()
-    for name, demo_key in demo_keys().items():
+    agent_keys = demo_agent_keys(demo)
+    for name, demo_key in demo_keys(demo).items():
         typer.echo(f"  {name:<8} {demo_key:<18} agent key (proposes only): {agent_keys[name]}")
 
 
@@ -131,8 +132,8 @@ def serve(  # noqa: PLR0917 (typer maps each parameter to an option)
             sluice, host=host, port=port, projector=projector, log_level=level, demo=with_demo
         )
         if with_demo:
-            seed(sluice.gateway)
-            print_demo_keys()
+            seed(sluice.gateway, sluice.domain.demo)
+            print_demo_keys(sluice.domain.demo)
             _say_how_to_start(host, port)
         typer.echo(
             f"Serving {redacted(sluice.database_url)} on http://{host}:{port}/ "

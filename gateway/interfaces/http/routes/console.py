@@ -16,7 +16,7 @@ from pydantic import BaseModel, Field
 from gateway.core.errors import GatewayError
 from gateway.core.paging import Page, page_of
 from gateway.core.policy.decisions import may_read_any_run, may_read_events, visible_accounts
-from gateway.demo import DEMO_PRINCIPALS, demo_agent_keys, demo_keys
+from gateway.demo import demo_agent_keys, demo_keys
 from gateway.interfaces.http.deps import (
     SESSION_COOKIE,
     PrincipalDep,
@@ -82,10 +82,11 @@ def sign_in_help(request: Request) -> Any:
     demo = bool(getattr(request.app.state, "demo", False))
     keys = []
     if demo:
-        agent_keys = demo_agent_keys()
+        seeded = request.app.state.sluice.domain.demo
+        agent_keys = demo_agent_keys(seeded)
         keys = [
-            DemoKey(name=name, role=role, key=key, agent_key=agent_keys[name])
-            for (name, role, _), key in zip(DEMO_PRINCIPALS, demo_keys().values(), strict=True)
+            DemoKey(name=p.name, role=p.role, key=key, agent_key=agent_keys[p.name])
+            for p, key in zip(seeded.principals, demo_keys(seeded).values(), strict=True)
         ]
     return SignInHelp(demo=demo, demo_keys=keys, where_keys_come_from=KEYS_COME_FROM)
 

@@ -1,0 +1,15 @@
+"""The bank as a domain Sluice serves: registered as `bank` in pyproject.toml."""
+
+from __future__ import annotations
+
+from application.bank import BANK_USE_CASES, DIRECTORY_HEADER
+from application.bank.demo import BANK_DEMO
+from application.domains import Domain
+
+BANK = Domain(
+    name="bank",
+    title="The bank: accounts, deposits, withdrawals and transfers",
+    use_cases=BANK_USE_CASES,
+    directory_header=DIRECTORY_HEADER,
+    demo=BANK_DEMO,
+)

@@ -1,0 +1,104 @@
+"""A business domain, declared once and handed to the gateway, and how one is found.
+
+A domain is a package of its own (the bank is the first): its use cases, the header of the
+directory a planner reads, and the demo data `sluice demo` seeds. It declares one `Domain`
+object and registers it under the entry-point group `sluice.domains` of its distribution
+(`bank = "application.bank.domain:BANK"` in pyproject.toml); `load` finds it by that name
+(SLUICE_DOMAIN, `--domain`). Nothing here names a domain's concepts.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from importlib.metadata import EntryPoint, entry_points
+from typing import TYPE_CHECKING, Any
+
+from application.settings_error import SettingsError
+
+if TYPE_CHECKING:
+    from application.ledger import Ledger
+    from application.use_case import UseCase
+
+GROUP = "sluice.domains"
+DEFAULT = "bank"
+
+
+@dataclass(frozen=True)
+class DemoRecord:
+    """One thing the demo creates, by calling a use case as the demo's admin."""
+
+    name: str
+    use_case: str
+    arguments: Mapping[str, Any]
+
+
+@dataclass(frozen=True)
+class DemoPrincipal:
+    """A demo principal: its name, its role and what it owns (a scoped role's reach)."""
+
+    name: str
+    role: str
+    owns: tuple[str, ...] = ()
+
+
+def _nothing_present(_: Ledger) -> Iterable[str]:
+    return ()
+
+
+@dataclass(frozen=True)
+class Demo:
+    """The demo data a domain seeds where it is absent: `sluice demo`, `sluice serve --demo`.
+
+    `present` names the records a store holds already, so seeding twice adds nothing."""
+
+    records: tuple[DemoRecord, ...] = ()
+    principals: tuple[DemoPrincipal, ...] = ()
+    present: Callable[[Ledger], Iterable[str]] = _nothing_present
+
+
+@dataclass(frozen=True)
+class Domain:
+    """A business domain as the gateway serves it."""
+
+    name: str
+    title: str
+    # In the order the directory lists them.
+    use_cases: tuple[type[UseCase[Any]], ...]
+    # What the directory (the tool sheet) opens with: it speaks to a planner model.
+    directory_header: str
+    demo: Demo = field(default_factory=Demo)
+
+
+def _entries() -> dict[str, EntryPoint]:
+    found: dict[str, EntryPoint] = {}
+    for entry in entry_points(group=GROUP):
+        found.setdefault(entry.name, entry)  # one distribution seen twice on the path
+    return found
+
+
+def installed() -> list[str]:
+    """The names of the installed domains, sorted."""
+    return sorted(_entries())
+
+
+def load(name: str) -> Domain:
+    """The installed domain `name`, or a SettingsError naming it and the installed ones."""
+    entry = _entries().get(name)
+    if entry is None:
+        known = ", ".join(installed()) or "none"
+        raise SettingsError(f"no domain {name!r} is installed (installed: {known})")
+    try:
+        domain = entry.load()
+    except Exception as broken:  # a domain package that fails to import, whatever the cause
+        raise SettingsError(
+            f"domain {name} ({entry.value}) could not be loaded: {broken}"
+        ) from None
+    if not isinstance(domain, Domain):
+        raise SettingsError(f"domain {name}: {entry.value} is not a Domain")
+    if domain.name != name:
+        raise SettingsError(f"domain {name}: {entry.value} is named {domain.name!r}")
+    return domain
+
+
+__all__ = ["DEFAULT", "Demo", "DemoPrincipal", "DemoRecord", "Domain", "installed", "load"]

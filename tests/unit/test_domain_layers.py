@@ -1,0 +1,125 @@
+"""The gateway and the adapters are generic: none imports the bank's package.
+
+A domain is handed to the gateway (`application.domains`, SLUICE_DOMAIN); the gateway must
+not reach past it into the bank's use cases, aggregates or money. `STILL_BANKED` lists the
+modules that still do today. It only shrinks: a module that no longer imports the bank must
+leave the list, so the list never hides a new one.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+GENERIC_PACKAGES = ("gateway", "infrastructure")
+# The bank's own modules: its use cases and read results, its aggregates, its money.
+BANK_MODULES = ("application.bank", "domain.account", "domain.registry", "domain.money")
+# domain.errors holds the base of every domain's errors beside the bank's own.
+SHARED_ERRORS = "domain.errors"
+SHARED_NAMES = frozenset({"DomainError"})
+
+STILL_BANKED = frozenset(
+    {
+        # The agent's facts and authors: account ids, balances.
+        "gateway.agent.authors",
+        "gateway.agent.facts",
+        # The read side and its routes: accounts, balances, statements.
+        "gateway.core.read_side",
+        "gateway.interfaces.http.routes.reads",
+        "gateway.interfaces.http.schemas",
+        # Proposals shown as the money they move.
+        "gateway.core.inbox",
+        "gateway.interfaces.cli.inbox",
+        "gateway.interfaces.cli.render",
+        "gateway.interfaces.mcp.confirmation",
+        "gateway.interfaces.mcp.shown",
+        # The cap on money moved, and amounts withheld from a program's answer.
+        "gateway.core.policy.caps",
+        "gateway.core.program.withheld",
+        # `sluice audit`: an account the log does not know.
+        "gateway.interfaces.cli.operate",
+    }
+)
+
+
+def _modules() -> Iterator[tuple[str, Path]]:
+    for package in GENERIC_PACKAGES:
+        for path in sorted((ROOT / package).rglob("*.py")):
+            parts = path.relative_to(ROOT).with_suffix("").parts
+            if parts[-1] == "__init__":
+                parts = parts[:-1]
+            yield ".".join(parts), path
+
+
+def _is_bank(name: str) -> bool:
+    return any(name == bank or name.startswith(bank + ".") for bank in BANK_MODULES)
+
+
+def _imports_bank(module: str, name: str) -> bool:
+    if module == SHARED_ERRORS:
+        return name not in SHARED_NAMES
+    return _is_bank(module) or _is_bank(f"{module}.{name}")
+
+
+def bank_imports(path: Path) -> list[str]:
+    """What the module at `path` imports of the bank, anywhere in it (TYPE_CHECKING too)."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
+        if isinstance(node, ast.Import):
+            found += [alias.name for alias in node.names if _is_bank(alias.name)]
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            found += [
+                f"{node.module}.{alias.name}"
+                for alias in node.names
+                if _imports_bank(node.module, alias.name)
+            ]
+    return found
+
+
+def test_no_new_module_of_the_gateway_or_the_adapters_imports_the_bank() -> None:
+    banked = {module: bank_imports(path) for module, path in _modules()}
+    newly = {module for module, names in banked.items() if names} - STILL_BANKED
+
+    assert not newly, (
+        "these modules import the bank's package; take what they need from the domain "
+        f"handed to the gateway instead: {sorted(newly)}"
+    )
+
+
+def test_each_module_still_banked_still_imports_the_bank() -> None:
+    banked = {module for module, path in _modules() if bank_imports(path)}
+
+    freed = STILL_BANKED - banked
+    assert not freed, (
+        f"these modules import the bank no more: strike them off STILL_BANKED: {sorted(freed)}"
+    )
+
+
+def test_the_bootstrap_and_the_settings_take_the_domain_they_are_given() -> None:
+    modules = dict(_modules())
+
+    for generic in ("gateway.bootstrap", "gateway.settings", "gateway.demo"):
+        assert bank_imports(modules[generic]) == []
+        assert generic not in STILL_BANKED
+
+
+def test_the_check_sees_every_form_of_import(tmp_path: Path) -> None:
+    module = tmp_path / "banked.py"
+    module.write_text(
+        "import domain.account\n"
+        "from application import bank\n"
+        "from application.bank.queries import GetBalance\n"
+        "from domain.errors import DomainError, AccountNotFoundError\n"
+        "def late():\n    from domain.money import amount\n",
+        encoding="utf-8",
+    )
+
+    assert bank_imports(module) == [
+        "domain.account",
+        "application.bank",
+        "application.bank.queries.GetBalance",
+        "domain.errors.AccountNotFoundError",
+        "domain.money.amount",
+    ]
