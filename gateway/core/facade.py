@@ -35,7 +35,9 @@ from domain.idempotency import IdempotentRequest, request_id
 from gateway.core.catalog import Catalog, UnknownUseCaseError
 from gateway.core.conversations import Conversations
 from gateway.core.errors import GatewayError
+from gateway.core.key_admin import KeyAdmin
 from gateway.core.notices import PendingNotifier, tell
+from gateway.core.operations import Operations
 from gateway.core.plans import plan_schema
 from gateway.core.policy.access import PrincipalGuard
 from gateway.core.policy.at_once import ProgramsAtOnce
@@ -93,6 +95,9 @@ class Gateway:
         self.rerun_wait_seconds = runner.sandbox.settings.wait_seconds
         self.clock = clock  # also what a key's expiry is measured by
         self.keys = KeyCache(ledger)
+        # The operator's commands: principals and keys, and the store's log and audit.
+        self.key_admin = KeyAdmin(ledger)
+        self.operations = Operations(ledger)
         self.proposals = Proposals(ledger, catalog, runner, caps, clock, running=self._rerun)
         # The agent's conversations, read and written through the same policy.
         self.conversations = Conversations(ledger)
