@@ -51,8 +51,9 @@ from gateway.core.policy.decisions import (
     visible_accounts,
 )
 from gateway.core.policy.rate import PROGRAMS, RateLimiter
+from gateway.core.program.errors import CallRefusedError
 from gateway.core.program.runner import ProgramRunner
-from gateway.core.program.sandbox import CallRefusedError, SandboxBusyError
+from gateway.core.program.sandbox import SandboxBusyError
 from gateway.core.proposals import Clock, Proposals, Recorder, utc_now
 from gateway.core.run_ids import run_id_for
 from gateway.core.text_fields import check_source, check_words
@@ -243,9 +244,9 @@ class Gateway:
         except CallRefusedError as refusal:
             if uow.as_cached:
                 raise _NotSettledError from None
-            run = self._record_failure(principal, source, str(refusal))
+            run = self._record_failure(principal, source, refusal.raw)
             raise GatewayError(
-                refusal.kind, str(refusal), run_id=run, refusal=refusal.refusal
+                refusal.kind, refusal.raw, run_id=run, refusal=refusal.refusal
             ) from None
         if not uow.events and uow.as_cached:
             raise _NotSettledError
