@@ -22,6 +22,8 @@ from application.read_models.store import ReadModelStore
 from application.store_config import default_database_url, eventsourcing_env, standby_env
 from gateway.core.catalog import Catalog
 from gateway.core.facade import Gateway
+from gateway.core.key_admin import KeyAdmin
+from gateway.core.operations import Operations
 from gateway.core.policy.caps import Caps
 from gateway.core.policy.rate import REQUESTS
 from gateway.core.program.pool_settings import PoolSettings
@@ -128,6 +130,16 @@ class Sluice:
         if self.notify is not None:
             gateway.notifier = self.notifier
         return gateway
+
+    # The facade's operator commands, also without the rest of it (a sandbox, read models)
+    # for a command that needs no more.
+    @cached_property
+    def operations(self) -> Operations:
+        return Operations(self.ledger)
+
+    @cached_property
+    def key_admin(self) -> KeyAdmin:
+        return KeyAdmin(self.ledger)
 
     @cached_property
     def notifier(self) -> WebhookNotifier:

@@ -1,15 +1,22 @@
-"""Refusals of the gateway: one hierarchy, each refusal with its kind; each interface maps
-the kind once at its edge (HTTP and MCP-over-HTTP: `gateway.core.problem`, a status and a
-problem type; MCP's tools and the CLI: the kind named beside the message).
+"""Refusals of the gateway: one hierarchy, each refusal with its kind, from where it is
+raised (the policy, the program runner, the sandbox, the facade) to every interface. No
+interface has a refusal type of its own: each maps the kind once, at its edge. HTTP, and
+MCP-over-HTTP's JSON-RPC errors: `gateway.core.problem`, one table of a kind's status and
+title, and its problem type. MCP's tools and resources (`gateway.interfaces.mcp.server`)
+and the CLI: the kind named beside the message.
 
     GatewayError               a request refused: its kind, message, run and place
       ProgramError             a program refused at a stage, which decides its kind
-                               (`gateway.core.program.errors`)
+                               (`stage_kind`; `gateway.core.program.errors`)
+        CallRefusedError       a use-case call refused, its place not yet known: the
+                               sandbox places the program's at the call (a ProgramError);
+                               the facade records a direct call's and answers it
       StaleProposalError       a confirmation of a preview that is no longer current
+                               (`conflict`, or `wrong-preview-hash`)
 
 A use case's own refusal (a `domain.errors.DomainError`) is kept with its class as
-`refusal`; a use-case call refused inside a program (`CallRefusedError`) becomes the
-program's ProgramError at its line."""
+`refusal`, to the edge, which names it (`refusal_name`). A sandbox with no worker free
+(`SandboxBusyError`) is no refusal of the program: the facade answers it as `unavailable`."""
 
 from __future__ import annotations
 

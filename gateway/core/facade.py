@@ -35,7 +35,9 @@ from domain.idempotency import IdempotentRequest, request_id
 from gateway.core.catalog import Catalog, UnknownUseCaseError
 from gateway.core.conversations import Conversations
 from gateway.core.errors import GatewayError
+from gateway.core.key_admin import KeyAdmin
 from gateway.core.notices import PendingNotifier, tell
+from gateway.core.operations import Operations
 from gateway.core.plans import plan_schema
 from gateway.core.policy.access import PrincipalGuard
 from gateway.core.policy.at_once import ProgramsAtOnce
@@ -49,8 +51,9 @@ from gateway.core.policy.decisions import (
     visible_accounts,
 )
 from gateway.core.policy.rate import PROGRAMS, RateLimiter
+from gateway.core.program.errors import CallRefusedError
 from gateway.core.program.runner import ProgramRunner
-from gateway.core.program.sandbox import CallRefusedError, SandboxBusyError
+from gateway.core.program.sandbox import SandboxBusyError
 from gateway.core.proposals import Clock, Proposals, Recorder, utc_now
 from gateway.core.run_ids import run_id_for
 from gateway.core.text_fields import check_source, check_words
@@ -93,6 +96,9 @@ class Gateway:
         self.rerun_wait_seconds = runner.sandbox.settings.wait_seconds
         self.clock = clock  # also what a key's expiry is measured by
         self.keys = KeyCache(ledger)
+        # The operator's commands: principals and keys, and the store's log and audit.
+        self.key_admin = KeyAdmin(ledger)
+        self.operations = Operations(ledger)
         self.proposals = Proposals(ledger, catalog, runner, caps, clock, running=self._rerun)
         # The agent's conversations, read and written through the same policy.
         self.conversations = Conversations(ledger)
@@ -238,9 +244,9 @@ class Gateway:
         except CallRefusedError as refusal:
             if uow.as_cached:
                 raise _NotSettledError from None
-            run = self._record_failure(principal, source, str(refusal))
+            run = self._record_failure(principal, source, refusal.raw)
             raise GatewayError(
-                refusal.kind, str(refusal), run_id=run, refusal=refusal.refusal
+                refusal.kind, refusal.raw, run_id=run, refusal=refusal.refusal
             ) from None
         if not uow.events and uow.as_cached:
             raise _NotSettledError

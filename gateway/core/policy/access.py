@@ -12,8 +12,7 @@ from application.use_case import UseCase
 from gateway.core.catalog import Catalog
 from gateway.core.policy.caps import Caps
 from gateway.core.policy.decisions import denial, may_call, ownership_refusal
-from gateway.core.program.errors import ProgramError
-from gateway.core.program.sandbox import CallRefusedError
+from gateway.core.program.errors import CallRefusedError, ProgramError
 from gateway.core.program.static_check import ProgramShape
 
 

@@ -1,4 +1,4 @@
-"""Why a program was refused, and where in its text."""
+"""Why a program was refused, and where in its text; a call refused, before its place is known."""
 
 from __future__ import annotations
 
@@ -40,6 +40,31 @@ class ProgramError(GatewayError):
         )
         self.stage = stage
         self.exception = exception
+
+
+class CallRefusedError(ProgramError):
+    """A use-case call refused (by the policy, a cap, the use case itself), its place not
+    yet known: raised where the call is answered. Inside a program the sandbox stops the
+    program there and gives the refusal its place (`at`); a direct call's refusal is
+    recorded and answered by the facade. Never seen past them.
+
+    `raw` is the message as the host wrote it, before it was made printable and bounded:
+    what the runner withholds computed values from (`gateway.core.program.withheld`)."""
+
+    def __init__(
+        self, message: str, stage: Stage = "refused", *, refusal: DomainError | None = None
+    ) -> None:
+        super().__init__(stage, message, refusal=refusal)
+        self.raw = message
+
+    @classmethod
+    def refusing(cls, use_case: str, refusal: DomainError) -> CallRefusedError:
+        """The use case refused: `transfer: no account dan`, its DomainError kept."""
+        return cls(f"{use_case}: {refusal}", refusal=refusal)
+
+    def at(self, line: int, column: int) -> ProgramError:
+        """The program's refusal, stopped at this call."""
+        return ProgramError(self.stage, self.raw, line, column, refusal=self.refusal)
 
 
 def position_of(source: str, byte_offset: int) -> tuple[int, int]:

@@ -22,10 +22,10 @@ from gateway.core.catalog import Catalog
 from gateway.core.errors import refusal_name
 from gateway.core.program import withheld
 from gateway.core.program.data_checks import check_data, provenance_of
-from gateway.core.program.errors import ProgramError
+from gateway.core.program.errors import CallRefusedError, ProgramError
 from gateway.core.program.guard import OpenGuard, ProgramGuard
 from gateway.core.program.limits import ProgramLimits
-from gateway.core.program.sandbox import CallRefusedError, Sandbox
+from gateway.core.program.sandbox import Sandbox
 from gateway.core.program.static_check import ProgramShape, check_program
 
 
@@ -185,7 +185,7 @@ class _Calls:
         except CallRefusedError as refused:
             kind: str = refused.kind
             values = withheld.computed_values(computed, arguments, dict(use_case))
-            told = withheld.refusal(name, str(refused), values, kind)
+            told = withheld.refusal(name, refused.raw, values, kind)
             raise CallRefusedError(told, refused.stage, refusal=refused.refusal) from None
         provenance = provenance_of(written, self.shape, self.answers, arguments)
         decision = check_data(use_case, provenance, self.guard.principal, self.uow)

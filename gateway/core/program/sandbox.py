@@ -36,10 +36,8 @@ from pydantic_monty import (
     NameLookupSnapshot,
 )
 
-from domain.errors import DomainError
-from gateway.core.errors import ErrorKind, stage_kind
 from gateway.core.program.cpu_pairing import CpuPairing
-from gateway.core.program.errors import ProgramError, Stage, position_of
+from gateway.core.program.errors import CallRefusedError, ProgramError, position_of
 from gateway.core.program.limits import ProgramLimits
 from gateway.core.program.pool_settings import DEFAULT_WAIT_SECONDS, DEFAULT_WORKERS, PoolSettings
 from gateway.core.program.sandbox_stats import SandboxStats
@@ -50,29 +48,6 @@ Dispatch = Callable[[str, dict[str, Any], int, int], Any]
 
 _DIAGNOSTIC = re.compile(r"^[^:\n]+:(\d+):(\d+): (?:error|warning)\[([\w-]+)\] (.+)$", re.M)
 _LIMIT_BYTES = re.compile(r"> (\d+) bytes")
-
-
-class CallRefusedError(Exception):
-    """Raised by a dispatch function: the program stops at this call.
-
-    `refusal` is the domain's own error when a use case refused, kept with its class."""
-
-    def __init__(
-        self, message: str, stage: Stage = "refused", *, refusal: DomainError | None = None
-    ) -> None:
-        super().__init__(message)
-        self.stage = stage
-        self.refusal = refusal
-
-    @property
-    def kind(self) -> ErrorKind:
-        """The kind of the refusal its stage makes (`stage_kind`)."""
-        return stage_kind(self.stage)
-
-    @classmethod
-    def refusing(cls, use_case: str, refusal: DomainError) -> CallRefusedError:
-        """The use case refused: `transfer: no account dan`, its DomainError kept."""
-        return cls(f"{use_case}: {refusal}", refusal=refusal)
 
 
 class SandboxBusyError(Exception):
@@ -240,9 +215,7 @@ class Sandbox:
             try:
                 value = dispatch(str(snapshot.function_name), dict(snapshot.kwargs), line, column)
             except CallRefusedError as refusal:
-                raise ProgramError(
-                    refusal.stage, str(refusal), line, column, refusal=refusal.refusal
-                ) from None
+                raise refusal.at(line, column) from None
             return snapshot.resume({"return_value": value})
         if isinstance(snapshot, NameLookupSnapshot):
             return snapshot.resume_auto()

@@ -10,8 +10,6 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from application import principals
-from application.key_list import list_keys, list_principals, revoke_all, revoke_by_id
 from application.principals import PrincipalError
 from gateway.interfaces.cli.opening import open_sluice as _open
 from gateway.interfaces.cli.opening import usage_error as _usage_error
@@ -70,8 +68,8 @@ def principal_add(
     expires_at = _expiry(expires)
     with _open(expect_data=False) as sluice:
         try:
-            issued = principals.register(
-                sluice.ledger, name, role, owns or [], scope=scope, expires_at=expires_at
+            issued = sluice.key_admin.register(
+                name, role, owns or [], scope=scope, expires_at=expires_at
             )
         except PrincipalError as error:
             _usage_error(str(error))
@@ -88,7 +86,7 @@ def principal_key(
     expires_at = _expiry(expires)
     with _open() as sluice:
         try:
-            issued = principals.issue_key(sluice.ledger, name, scope=scope, expires_at=expires_at)
+            issued = sluice.key_admin.issue_key(name, scope=scope, expires_at=expires_at)
         except PrincipalError as error:
             _usage_error(str(error))
     typer.echo(issued)
@@ -103,7 +101,7 @@ def principal_revoke(
     """Revoke a key: every interface refuses it from its next request, MCP calls included."""
     with _open() as sluice:
         try:
-            name = principals.revoke(sluice.ledger, key)
+            name = sluice.key_admin.revoke(key)
         except PrincipalError as error:
             _usage_error(str(error))
     typer.echo(f"Revoked a key of {name}")
@@ -113,8 +111,8 @@ def principal_revoke(
 def principal_list() -> None:
     """Every principal: name, role, the accounts a customer owns, and its keys in force."""
     with _open() as sluice:
-        found = list_principals(sluice.ledger)
-        keys = list_keys(sluice.ledger)
+        found = sluice.key_admin.principals()
+        keys = sluice.key_admin.keys()
     now = datetime.now(UTC)
     table = Table(title="principals", title_justify="left")
     for column in ("name", "role", "owns", "keys in force"):
@@ -136,7 +134,7 @@ def key_list(
     or call it made), expiry, and whether it is active, expired or revoked."""
     with _open() as sluice:
         try:
-            rows = list_keys(sluice.ledger, principal)
+            rows = sluice.key_admin.keys(principal)
         except PrincipalError as error:
             _usage_error(str(error))
     now = datetime.now(UTC)
@@ -165,11 +163,11 @@ def key_revoke(
     with _open() as sluice:
         try:
             if every is not None:
-                revoked = revoke_all(sluice.ledger, every)
+                revoked = sluice.key_admin.revoke_all(every)
                 typer.echo(f"Revoked {len(revoked)} key(s) of {every}: {', '.join(revoked) or '-'}")
                 return
             assert key_id is not None
-            key = revoke_by_id(sluice.ledger, key_id)
+            key = sluice.key_admin.revoke_by_id(key_id)
         except PrincipalError as error:
             _usage_error(str(error))
     typer.echo(f"Revoked key {key.key_id} of {key.principal}")

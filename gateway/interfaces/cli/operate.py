@@ -21,14 +21,11 @@ from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 from rich.text import Text
 
-from application import audit as audits
 from application.inert_text import inert, inert_json
-from application.log import follow, read_log
-from application.read_models.replay import Comparison, Replay
+from application.read_models.replay import Comparison
 from application.read_models.service import UnknownProjectionError
 from application.results import RunStory
 from application.store_config import redacted
-from application.verify import verify
 from domain.errors import AccountNotFoundError
 from gateway.bootstrap import Sluice
 from gateway.interfaces.cli.log_options import LogFormatOption, LogLevelOption, start_logging
@@ -90,7 +87,7 @@ def replay(
     if swap and to is not None:
         _fail("--swap rebuilds to the log's head; leave out --to", 2)
     with _open(whole_log=True) as sluice:
-        rebuild = Replay(sluice.ledger)
+        rebuild = sluice.operations.rebuild()
         with _bar(disable=as_json) as bar:
             tasks: dict[str, tuple[Any, float]] = {}
 
@@ -192,7 +189,7 @@ def audit_account(account: str, as_json: JsonOption = False) -> None:
     """The timeline of an account: each event with its run, principal, confirmer, program."""
     with _open() as sluice:
         try:
-            timeline = audits.account_timeline(sluice.ledger, account)
+            timeline = sluice.operations.account_timeline(account)
         except AccountNotFoundError as error:
             _fail(str(error))
     if as_json:
@@ -237,7 +234,7 @@ def audit_run(
         except RunIdError as error:
             _fail(str(error))
         try:
-            story = audits.run_story(sluice.ledger, UUID(run_id))
+            story = sluice.operations.run_story(UUID(run_id))
         except (ValueError, LookupError, AggregateNotFoundError):
             _fail(f"no run {run_id}")
     if as_json:
@@ -310,7 +307,7 @@ def _sha256(text: str) -> str:
 def audit_event(position: int, as_json: JsonOption = False) -> None:
     """One event of the log, with the run behind it."""
     with _open() as sluice:
-        found = audits.event_at(sluice.ledger, position)
+        found = sluice.operations.event_at(position)
     if found is None:
         _fail(f"no event at position {position}")
     if as_json:
@@ -345,7 +342,7 @@ def audit_as_of(
     position, moment = _point(at)
     with _open() as sluice:
         try:
-            state = audits.as_of(sluice.ledger, account, position=position, at=moment)
+            state = sluice.operations.as_of(account, position=position, at=moment)
         except AccountNotFoundError as error:
             _fail(str(error))
     if as_json:
@@ -381,7 +378,7 @@ def audit_verify(as_json: JsonOption = False) -> None:
             where = f"position {position:,}/{target:,}"
             bar.update(reading, completed=position, total=target, where=where)
 
-        position, checks = verify(sluice.ledger, sluice.read_models, progress=read)
+        position, checks = sluice.operations.verify(sluice.read_models, progress=read)
     ok = all(check.ok for check in checks)
     if as_json:
         _print_json({"ok": ok, "position": position, "checks": [c.to_json() for c in checks]})
@@ -402,7 +399,7 @@ def events(
     """Print the log as JSON lines; with --follow, keep printing as events commit."""
     with _open() as sluice:
         if not follow_log:
-            while batch := read_log(sluice.ledger, after, 1000):
+            while batch := sluice.operations.read_log(after, 1000):
                 for item in batch:
                     typer.echo(_json(item))
                 after = batch[-1]["position"]
@@ -410,7 +407,7 @@ def events(
         stop = threading.Event()
         signal.signal(signal.SIGTERM, lambda *_: stop.set())
         try:
-            for item in follow(sluice.ledger, after, stop):
+            for item in sluice.operations.follow(after, stop):
                 typer.echo(_json(item))
                 sys.stdout.flush()
         except KeyboardInterrupt:
@@ -429,7 +426,7 @@ def export(
         writer.writeheader()
     after = 0
     with _open(whole_log=True) as sluice:
-        while batch := read_log(sluice.ledger, after, 1000):
+        while batch := sluice.operations.read_log(after, 1000):
             for item in batch:
                 if writer:
                     writer.writerow(item | {"data": _json(item["data"])})

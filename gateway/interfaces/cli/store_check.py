@@ -35,7 +35,7 @@ def missing_store(url: str | None) -> str | None:
 
 def store_note(sluice: Sluice) -> str:
     """Which store answered, and whether it is empty: to say beside "unknown key"."""
-    empty = sluice.ledger.recorder.max_notification_id() in (None, 0)
+    empty = sluice.operations.log_position() in (None, 0)
     return f"the store is {redacted(sluice.database_url)}" + (
         ", which holds no events at all" if empty else ""
     )

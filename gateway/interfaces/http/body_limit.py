@@ -6,7 +6,7 @@ import json
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from gateway.core.problem import PROBLEM_JSON, STATUS, TITLES, TYPE_PREFIX
+from gateway.core.problem import PROBLEM_JSON, PROBLEMS, ProblemKind, problem_document
 from gateway.interfaces.http.problems import with_request_id
 
 
@@ -44,21 +44,13 @@ class BodyLimit:
         await self.app(scope, replay, send)
 
     async def _too_large(self, send: Send) -> None:
-        kind = "payload-too-large"
-        body = json.dumps(
-            with_request_id(
-                {
-                    "type": TYPE_PREFIX + kind,
-                    "title": TITLES[kind],
-                    "status": STATUS[kind],
-                    "detail": f"the request body is over the limit of {self.max_bytes} bytes",
-                }
-            )
-        ).encode()
+        kind: ProblemKind = "payload-too-large"
+        detail = f"the request body is over the limit of {self.max_bytes} bytes"
+        body = json.dumps(with_request_id(problem_document(kind, detail))).encode()
         await send(
             {
                 "type": "http.response.start",
-                "status": STATUS[kind],
+                "status": PROBLEMS[kind].status,
                 "headers": [
                     (b"content-type", PROBLEM_JSON.encode()),
                     (b"content-length", str(len(body)).encode()),

@@ -9,13 +9,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from gateway.core.problem import problem_document
+from gateway.core.problem import ProblemKind, problem_document
 
 REQUEST_ID = "4f9d0c6e2b7a4d1c9e8f3a2b1c0d9e8f"
 RUN_ID = "5b0c2f1e-0000-4000-8000-000000000000"
 
 
-def _example(summary: str, kind: str, detail: str, **extensions: Any) -> dict[str, Any]:
+def _example(summary: str, kind: ProblemKind, detail: str, **extensions: Any) -> dict[str, Any]:
     value = problem_document(kind, detail, **extensions, request_id=REQUEST_ID)
     return {"summary": summary, "value": value}
 

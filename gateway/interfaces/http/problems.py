@@ -12,17 +12,26 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from gateway.core.errors import ErrorKind, GatewayError
-from gateway.core.problem import PROBLEM_JSON, STATUS, problem_body, problem_document
+from gateway.core.errors import GatewayError
+from gateway.core.problem import (
+    PROBLEM_JSON,
+    PROBLEMS,
+    ProblemKind,
+    problem_body,
+    problem_document,
+)
 from gateway.logs.context import REQUEST_ID
 
 log = logging.getLogger("sluice.http")
 
 
-def problem(kind: str, detail: str, **extensions: Any) -> JSONResponse:
+def problem(kind: ProblemKind, detail: str, **extensions: Any) -> JSONResponse:
     body = with_request_id(problem_document(kind, detail, **extensions))
     return JSONResponse(
-        body, status_code=STATUS[kind], media_type=PROBLEM_JSON, headers=_headers(kind, body)
+        body,
+        status_code=PROBLEMS[kind].status,
+        media_type=PROBLEM_JSON,
+        headers=_headers(kind, body),
     )
 
 
@@ -95,10 +104,9 @@ def install(app: FastAPI) -> None:
 
     @app.exception_handler(StarletteHTTPException)
     async def http_error(_: Request, error: StarletteHTTPException) -> JSONResponse:
-        kind: ErrorKind | str = {404: "not-found", 405: "method-not-allowed"}.get(
-            error.status_code, "bad-request"
-        )
-        response = problem(str(kind), _unparsed_body(error) or str(error.detail))
+        kinds: dict[int, ProblemKind] = {404: "not-found", 405: "method-not-allowed"}
+        kind = kinds.get(error.status_code, "bad-request")
+        response = problem(kind, _unparsed_body(error) or str(error.detail))
         response.headers.update(error.headers or {})  # 405 keeps its Allow header
         return response
 

@@ -5,13 +5,16 @@ revoked key stops working at its next call. Every gateway call runs in a worker 
 the store and the sandbox never block the event loop. A refusal is a tool error whose text
 names its kind and reason, and whose structured content is the refusal's JSON: `kind`,
 `error`, and `refusal` (the domain rule, as HTTP problems name it) when a use case refused.
+A refusal is the gateway's own `GatewayError` all the way here, mapped once at each edge:
+a tool's error result (`call_tool`), a resource's error (`_resource_refusal`).
 """
 
 from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from typing import Annotated, Any, Literal, TypeVar
 
 import anyio.to_thread
@@ -19,7 +22,7 @@ from mcp.server import MCPServer
 from mcp.server.context import ServerRequestContext
 from mcp.server.lowlevel.helper_types import ReadResourceContents
 from mcp.server.mcpserver import Context
-from mcp.server.mcpserver.exceptions import ResourceError, ToolError
+from mcp.server.mcpserver.exceptions import ResourceError, UnexpectedToolError
 from mcp.server.request_state import RequestStateBoundary, RequestStateSecurity
 from mcp_types import (
     CallToolResult,
@@ -172,14 +175,12 @@ class SluiceMCP(MCPServer):
             try:
                 run_id, preview_hash, kind = confirmation.shown(ctx.request_state)
             except ValueError as error:
-                raise _RefusedError(GatewayError("bad-request", str(error))) from None
+                raise GatewayError("bad-request", str(error)) from None
             if kind == "url":
                 return await self._current(principal, run_id, ctx)
             answer = (ctx.input_responses or {}).get(confirmation.QUESTION)
             if answer is not None and not isinstance(answer, ElicitResult):
-                raise _RefusedError(
-                    GatewayError("bad-request", "the answer to the confirmation is not a form")
-                )
+                raise GatewayError("bad-request", "the answer to the confirmation is not a form")
             return await self._settle(principal, run_id, preview_hash, answer, ctx)
         proposal = await self._gateway(self.gateway.propose, principal, language, source)
         asked = self._question(principal, proposal, ctx)
@@ -289,10 +290,8 @@ class SluiceMCP(MCPServer):
             )
         except StaleProposalError as stale:
             if stale.fresh is None:
-                raise _RefusedError(stale) from None
+                raise
             raise _StaleError(stale.fresh) from None
-        except GatewayError as error:
-            raise _RefusedError(error) from None
         proposal = await self._gateway(self.gateway.proposal, principal, run_id)
         return _result(self._shown(proposal, ctx))
 
@@ -319,26 +318,26 @@ class SluiceMCP(MCPServer):
 
     @staticmethod
     async def _gateway(call: Callable[..., T], *args: Any) -> T:
-        """Run one gateway call off the event loop; a refusal is a tool error naming it."""
-        try:
-            return await anyio.to_thread.run_sync(lambda: call(*args))
-        except GatewayError as error:
-            raise _RefusedError(error) from None
+        """Run one gateway call off the event loop; a refusal goes on as it is."""
+        return await anyio.to_thread.run_sync(lambda: call(*args))
 
     async def call_tool(
         self, name: str, arguments: dict[str, Any], context: Context[Any, Any] | None = None
     ) -> CallToolResult | InputRequiredResult:
-        """The SDK's, but a gateway refusal's error result carries its JSON too."""
+        """The SDK's, but a gateway refusal is an error result naming its kind and reason
+        after the SDK's `Error executing tool <name>`, with its JSON as structured content
+        (the SDK takes any exception but its own for a crash, and shows nothing of it)."""
         try:
             return await super().call_tool(name, arguments, context)
-        except ToolError as failed:
+        except UnexpectedToolError as failed:
             refused = failed.__cause__
-            if not isinstance(refused, _RefusedError) or type(failed) is not ToolError:
+            if not isinstance(refused, GatewayError):
                 raise
-            logger.info("Tool %r failed: %r", name, str(failed))
+            said = f"{failed}: {_message(refused)}"
+            logger.info("Tool %r failed: %r", name, said)
             return CallToolResult(
-                content=[TextContent(type="text", text=str(failed))],
-                structured_content=refused.error.to_json(),
+                content=[TextContent(type="text", text=said)],
+                structured_content=refused.to_json(),
                 is_error=True,
             )
 
@@ -347,7 +346,8 @@ class SluiceMCP(MCPServer):
     async def _handle_list_resources(
         self, ctx: ServerRequestContext[Any], params: PaginatedRequestParams | None
     ) -> ListResourcesResult:
-        principal = await self._principal(Context(request_context=ctx, mcp_server=self))
+        with _resource_refusal():
+            principal = await self._principal(Context(request_context=ctx, mcp_server=self))
         allowed = self.gateway.catalog_for(principal).names
         resources = [
             Resource(
@@ -376,7 +376,7 @@ class SluiceMCP(MCPServer):
         address = str(uri)
         if context is None or not address.startswith("sluice://"):
             return await super().read_resource(uri, context)
-        try:
+        with _resource_refusal():
             principal = await anyio.to_thread.run_sync(lambda: self.who(context))
             if address == DIRECTORY_URI:
                 text = self.gateway.directory(principal)
@@ -386,18 +386,7 @@ class SluiceMCP(MCPServer):
                 sheet = sheets[0].model_dump(mode="json")
                 text = json.dumps(sheet, indent=2, ensure_ascii=False)
                 return [ReadResourceContents(content=text, mime_type="application/json")]
-        except GatewayError as error:
-            raise ResourceError(_message(error)) from None
         raise ResourceError(f"not-found: no resource {address}")
-
-
-class _RefusedError(ToolError):
-    """The gateway refused: the tool's error names the kind and the reason, and keeps the
-    refusal for its structured content."""
-
-    def __init__(self, error: GatewayError) -> None:
-        super().__init__(_message(error))
-        self.error = error
 
 
 class _StaleError(Exception):
@@ -410,6 +399,15 @@ class _StaleError(Exception):
 
 def _message(error: GatewayError) -> str:
     return f"{error.kind}: {error}"
+
+
+@contextmanager
+def _resource_refusal() -> Iterator[None]:
+    """A refusal while listing or reading a resource: an error naming its kind and reason."""
+    try:
+        yield
+    except GatewayError as error:
+        raise ResourceError(_message(error)) from None
 
 
 def _result(answer: BaseModel) -> CallToolResult:
