@@ -127,10 +127,10 @@ def test_an_expired_key_is_refused_saying_when_it_expired(
     served: tuple[dict[str, str], str],
 ) -> None:
     env, base = served
-    # Long enough for the command that issues it and the first check to start on a busy
-    # machine; the wait after is until the expiry, not a fixed time.
-    issued_before = time.monotonic()
+    # Long enough for the first check to come before it on a busy machine; the wait after is
+    # until the expiry (8 s from a moment before the issuing command returned).
     issued = sluice(env, "principal", "key", "carla", "--scope", "agent", "--expires", "8s")
+    issued_before = time.monotonic()
     assert issued.returncode == 0, issued.stderr
     key = issued.stdout.strip()
     assert accounts(base, key).status_code == 200
