@@ -130,12 +130,12 @@ def test_an_expired_key_is_refused_saying_when_it_expired(
     # Long enough for the first check to come before it on a busy machine; the wait after is
     # until the expiry (8 s from a moment before the issuing command returned).
     issued = sluice(env, "principal", "key", "carla", "--scope", "agent", "--expires", "8s")
-    issued_before = time.monotonic()
+    issued_at_most = time.monotonic()
     assert issued.returncode == 0, issued.stderr
     key = issued.stdout.strip()
     assert accounts(base, key).status_code == 200
 
-    time.sleep(max(0.0, issued_before + 8.5 - time.monotonic()))
+    time.sleep(max(0.0, issued_at_most + 8.5 - time.monotonic()))
     refused = accounts(base, key)
     at_terminal = sluice(env, "directory", "--key", key)
 
