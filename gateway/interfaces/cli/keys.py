@@ -71,7 +71,13 @@ def principal_add(
     with _open(expect_data=False) as sluice:
         try:
             issued = principals.register(
-                sluice.ledger, name, role, owns or [], scope=scope, expires_at=expires_at
+                sluice.ledger,
+                name,
+                role,
+                owns or [],
+                scope=scope,
+                expires_at=expires_at,
+                ownable=sluice.domain.ownable,
             )
         except PrincipalError as error:
             _usage_error(str(error))
