@@ -311,6 +311,8 @@ class UnitOfWork:
             subject = f"{type(self._aggregates[moved]).__name__.lower()} {self._names[moved]}"
         elif isinstance(moved, UUID) and moved in self._names:
             subject = f"account {self._names[moved]}"
+        elif self._aggregates:
+            subject = "one of " + ", ".join(names)
         else:
             subject = "an account among " + ", ".join(names)
         return f"conflict: {subject} changed since it was read; nothing was written"
