@@ -68,6 +68,10 @@ class Domain:
     # What the directory (the tool sheet) opens with: it speaks to a planner model.
     directory_header: str
     demo: Demo = field(default_factory=Demo)
+    # Whether a customer principal may be granted this id to own (`principals.register`):
+    # None for an account that exists, the bank's rule; a domain whose customers are ids of
+    # its own (the shop's) says which of those are.
+    ownable: Callable[[Ledger, str], bool] | None = None
 
 
 def _entries() -> dict[str, EntryPoint]:

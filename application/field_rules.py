@@ -12,6 +12,8 @@ A field carries its rules in its annotation, as markers the gateway enforces:
 - `MovesMoney`: the amount counts toward a program's cap on money moved (one per use case).
 - `AccountId`: the value is an account id; carried by the account type itself, it is what
   `Owned` may mark.
+- `OwnableId`: the value is an id of another kind that a scoped principal may own (a shop's
+  customer id); carried by that type, `Owned` may mark it as it marks an account id.
 
 `UseCase` reads the markers when a class is defined (`rules_of`) and keeps what they say
 as class attributes; a marker that cannot apply is a `UseCaseDefinitionError` then.
@@ -59,6 +61,7 @@ Owned = FieldRule("Owned")
 LiteralOnly = Guarded("LiteralOnly", LITERAL_ONLY)
 MovesMoney = FieldRule("MovesMoney")
 AccountId = FieldRule("AccountId")
+OwnableId = FieldRule("OwnableId")
 
 
 @dataclass(frozen=True)
@@ -82,7 +85,7 @@ def rules_of(owner: str, fields: Mapping[str, FieldInfo]) -> FieldRules:
 
     owned, amounts = marked(Owned), marked(MovesMoney)
     for name in owned:
-        if not _has(fields[name], AccountId):
+        if not (_has(fields[name], AccountId) or _has(fields[name], OwnableId)):
             raise UseCaseDefinitionError(
                 f"{owner}.{name}: Owned marks an account argument (an AccountName), "
                 f"not {_type_name(fields[name].annotation)}"

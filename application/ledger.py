@@ -170,6 +170,12 @@ class Ledger(Application[UUID]):
         assert isinstance(account, Account)
         return account
 
+    def load(self, aggregate_id: UUID) -> Any:
+        """Any domain's aggregate by its id, replayed from its events (not cached: only the
+        HOT_KINDS are, and only accounts and their registry are snapshotted).
+        AggregateNotFoundError if there is none."""
+        return self._bounded.get_from_events(aggregate_id)
+
     def load_record(self, aggregate_id: UUID) -> Any:
         """A run, a kept Idempotency-Key answer or a conversation: kinds never snapshotted
         (only SNAPSHOTTED kinds are), read from their events in one read of the store instead

@@ -5,7 +5,7 @@ from __future__ import annotations
 import hashlib
 import re
 import secrets
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 
@@ -90,8 +90,12 @@ def register(
     scope: str = "human",
     key: str | None = None,
     expires_at: datetime | None = None,
+    ownable: Callable[[Ledger, str], bool] | None = None,
 ) -> str:
-    """Register a principal and issue its key; the key is returned once and never stored."""
+    """Register a principal and issue its key; the key is returned once and never stored.
+
+    What it owns must be accounts that exist, or, with `ownable` (the domain's), ids it
+    accepts."""
     owned = list(dict.fromkeys(owns))
     _check_scope(scope)
     _check_expiry(expires_at)
@@ -105,6 +109,10 @@ def register(
         problem = account_problem(account)
         if problem:
             raise PrincipalError(f"owns: {problem}")
+        if ownable is not None:
+            if not ownable(ledger, account):
+                raise PrincipalError(f"owns: {account} is not one a principal may own here")
+            continue
         try:
             ledger.repository.get(account_id(account))
         except AggregateNotFoundError:

@@ -1,19 +1,25 @@
-"""A unit of work over the accounts one request touches.
+"""A unit of work over the accounts (and any domain's aggregates) one request touches.
 
 Use cases read and change in-memory aggregates; reads see the request's own earlier
 writes. Nothing reaches the store until `commit`, which appends every event in ONE
 `Application.save`, guarded by the versions of the accounts it only read, and by the
 version of the set of accounts if it listed them (`AccountRegistry`). Dropping the unit of
 work discards everything (cosmicpython's "roll back unless committed").
+
+A domain other than the bank reaches its aggregates by kind and business key (`get`, `add`):
+the kind says how a key becomes its id and which refusal names one missing or present
+(`Keyed`); their events are collected, guarded and committed as the accounts' are, and
+named by their key where an account's would be named by its id.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol, TypeVar, cast
 from uuid import UUID
 
+from eventsourcing.application import AggregateNotFoundError
 from eventsourcing.domain import Aggregate, AggregateEvent
 from eventsourcing.persistence import IntegrityError, Recording
 
@@ -21,8 +27,33 @@ from application.data_policy import DIRECT, CallProvenance
 from application.event_json import event_json
 from application.ledger import Ledger
 from domain.account import Account, account_id
-from domain.errors import AccountExistsError, AccountNotFoundError
+from domain.errors import AccountExistsError, AccountNotFoundError, DomainError
 from domain.registry import REGISTRY_ID, AccountRegistry
+
+Found = TypeVar("Found", bound=Aggregate)
+
+
+class Keyed(Protocol):
+    """What an aggregate kind declares to be found by a business key (a sku, an order id)."""
+
+    @staticmethod
+    def id_for(key: str) -> UUID: ...
+
+    @staticmethod
+    def not_found(key: str) -> DomainError: ...
+
+    @staticmethod
+    def already_exists(key: str) -> DomainError: ...
+
+
+def keyed(kind: type[Aggregate]) -> Keyed:
+    """The kind as a `Keyed` one, or a TypeError naming what it lacks."""
+    missing = [
+        name for name in ("id_for", "not_found", "already_exists") if not hasattr(kind, name)
+    ]
+    if missing:
+        raise TypeError(f"{kind.__name__} is not found by a key: it lacks {', '.join(missing)}")
+    return cast(Keyed, kind)
 
 
 class ConflictError(Exception):
@@ -56,6 +87,8 @@ class UnitOfWork:
         self.takes_turns = turns or as_cached
         self._turns: list[UUID] = []
         self._accounts: dict[str, Account] = {}
+        # Any other domain's aggregates, by id (`get`, `add`).
+        self._aggregates: dict[UUID, Aggregate] = {}
         self._loaded_versions: dict[UUID, int] = {}
         self._opened_here: list[str] = []
         self._events: list[AggregateEvent] = []
@@ -90,6 +123,42 @@ class UnitOfWork:
             self._remember(name, loaded)
             self._loaded_versions[loaded.id] = loaded.version
         return [self._accounts[name] for name in names]
+
+    def get(self, kind: type[Found], key: str) -> Found:
+        """The aggregate of that kind and key as this unit of work sees it, or the kind's
+        not-found refusal. Read from the store (no cache); its version guards the commit."""
+        found = self._find(kind, key)
+        if found is None:
+            raise keyed(kind).not_found(key)
+        return found
+
+    def has(self, kind: type[Aggregate], key: str) -> bool:
+        return self._find(kind, key) is not None
+
+    def add(self, aggregate: Aggregate, key: str) -> None:
+        """A new aggregate, committed with the rest; the kind's refusal if the key is taken."""
+        kind = keyed(type(aggregate))
+        if aggregate.id != kind.id_for(key):
+            raise ValueError(f"{type(aggregate).__name__} {key}: its id is not its key's")
+        if self.has(type(aggregate), key):
+            raise kind.already_exists(key)
+        self._aggregates[aggregate.id] = aggregate
+        self._names[aggregate.id] = key
+
+    def _find(self, kind: type[Found], key: str) -> Found | None:
+        aggregate_id = keyed(kind).id_for(key)
+        found = self._aggregates.get(aggregate_id)
+        if found is None:
+            try:
+                found = self.ledger.load(aggregate_id)
+            except AggregateNotFoundError:
+                return None
+            self._aggregates[aggregate_id] = found
+            self._names[aggregate_id] = key
+            self._loaded_versions[aggregate_id] = found.version
+        if not isinstance(found, kind):
+            return None
+        return found
 
     def close(self) -> None:
         """Give back the accounts' turns; the work is over, committed or not."""
@@ -157,8 +226,8 @@ class UnitOfWork:
     def collect(self) -> list[AggregateEvent]:
         """Move the events raised since the last call into the unit of work, in time order."""
         raised: list[AggregateEvent] = []
-        for account in self._accounts.values():
-            raised.extend(e for e in account.collect_events() if isinstance(e, AggregateEvent))
+        for aggregate in (*self._accounts.values(), *self._aggregates.values()):
+            raised.extend(e for e in aggregate.collect_events() if isinstance(e, AggregateEvent))
         raised.sort(key=lambda e: e.timestamp)
         self._events.extend(raised)
         if self._registry is not None:
@@ -169,7 +238,7 @@ class UnitOfWork:
 
     @property
     def events(self) -> Sequence[AggregateEvent]:
-        """The accounts' events: what the work did."""
+        """The accounts' (and other aggregates') events: what the work did."""
         return tuple(self._events)
 
     @property
@@ -238,8 +307,12 @@ class UnitOfWork:
         names = sorted(self._names.values())
         if moved == REGISTRY_ID:
             subject = "the set of accounts"
+        elif isinstance(moved, UUID) and moved in self._aggregates:
+            subject = f"{type(self._aggregates[moved]).__name__.lower()} {self._names[moved]}"
         elif isinstance(moved, UUID) and moved in self._names:
             subject = f"account {self._names[moved]}"
+        elif self._aggregates:
+            subject = "one of " + ", ".join(names)
         else:
             subject = "an account among " + ", ".join(names)
         return f"conflict: {subject} changed since it was read; nothing was written"

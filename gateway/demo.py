@@ -8,8 +8,11 @@ the demo's `admin`, through the domain's own use cases.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from application import domains, principals
 from application.domains import Demo, DemoPrincipal
+from application.ledger import Ledger
 from gateway.core.facade import Gateway
 
 ADMIN = "admin"
@@ -20,8 +23,15 @@ def default_demo() -> Demo:
     return domains.load(domains.DEFAULT).demo
 
 
-def seed(gateway: Gateway, demo: Demo | None = None) -> tuple[list[str], list[str]]:
-    """Add what is absent: (records made, principals registered); nothing the second time."""
+def seed(
+    gateway: Gateway,
+    demo: Demo | None = None,
+    *,
+    ownable: Callable[[Ledger, str], bool] | None = None,
+) -> tuple[list[str], list[str]]:
+    """Add what is absent: (records made, principals registered); nothing the second time.
+
+    `ownable` is the domain's rule for what its customers own (`Domain.ownable`)."""
     demo = default_demo() if demo is None else demo
     ledger = gateway.ledger
     registered = []
@@ -40,7 +50,7 @@ def seed(gateway: Gateway, demo: Demo | None = None) -> tuple[list[str], list[st
         if principals.find(ledger, principal.name) is None:
             principals.register(
                 ledger, principal.name, principal.role, principal.owns,
-                key=principals.demo_key(principal.name),
+                key=principals.demo_key(principal.name), ownable=ownable,
             )  # fmt: skip
             registered.append(principal.name)
         agent_key = principals.demo_agent_key(principal.name)

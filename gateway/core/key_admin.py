@@ -6,7 +6,7 @@ rather than the ledger. A refusal is a `PrincipalError` naming what is wrong, as
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from datetime import datetime
 
 from application import principals
@@ -30,10 +30,12 @@ class KeyAdmin:
         *,
         scope: str = "human",
         expires_at: datetime | None = None,
+        ownable: Callable[[Ledger, str], bool] | None = None,
     ) -> str:
-        """A new principal and its first key (returned once)."""
+        """A new principal and its first key (returned once); what it owns is checked by the
+        domain's `ownable` rule (accounts that exist, when the domain gives none)."""
         return principals.register(
-            self._ledger, name, role, owns, scope=scope, expires_at=expires_at
+            self._ledger, name, role, owns, scope=scope, expires_at=expires_at, ownable=ownable
         )
 
     def issue_key(self, name: str, *, scope: str, expires_at: datetime | None = None) -> str:

@@ -1,8 +1,9 @@
 """`sluice domains`, `--domain` and SLUICE_DOMAIN through the real CLI.
 
-The bank is installed; a second domain (tests/domains/notes.py) is installed for some tests
-by a distribution of their own on PYTHONPATH. A name that is no installed domain is refused
-(exit 2) naming what was given and the installed domains, and nothing is created or changed.
+The bank and the shop are installed; a third domain (tests/domains/notes.py) is installed
+for some tests by a distribution of their own on PYTHONPATH. A name that is no installed
+domain is refused (exit 2) naming what was given and the installed domains, and nothing is
+created or changed.
 """
 
 from __future__ import annotations
@@ -51,7 +52,7 @@ def store(env: dict[str, str]) -> Path:
 def test_sluice_domains_lists_the_bank(env: dict[str, str]) -> None:
     done = sluice(env, "domains")
 
-    assert (done.returncode, done.stdout, done.stderr) == (0, "bank\n", "")
+    assert (done.returncode, done.stdout, done.stderr) == (0, "bank\nshop\n", "")
 
 
 def test_sluice_domains_lists_a_domain_installed_beside_the_bank(
@@ -60,7 +61,14 @@ def test_sluice_domains_lists_a_domain_installed_beside_the_bank(
     done = sluice(with_notes, "domains")
 
     assert done.returncode == 0
-    assert done.stdout.splitlines() == ["bank", "misnamed", "missing", "not-a-domain", "notes"]
+    assert done.stdout.splitlines() == [
+        "bank",
+        "misnamed",
+        "missing",
+        "not-a-domain",
+        "notes",
+        "shop",
+    ]
 
 
 @pytest.mark.parametrize(
@@ -82,21 +90,21 @@ def test_domain_bank_seeds_the_banks_demo(env: dict[str, str], args: tuple[str, 
 
 
 def test_the_domain_option_wins_over_the_setting(env: dict[str, str]) -> None:
-    done = sluice({**env, "SLUICE_DOMAIN": "shop"}, "demo", "--domain", "bank")
+    done = sluice({**env, "SLUICE_DOMAIN": "garden"}, "demo", "--domain", "bank")
 
     assert done.returncode == 0, done.stderr
-    shown = sluice({**env, "SLUICE_DOMAIN": "shop"}, "settings", "--domain", "bank")
+    shown = sluice({**env, "SLUICE_DOMAIN": "garden"}, "settings", "--domain", "bank")
     assert "SLUICE_DOMAIN=bank" in shown.stdout.splitlines()
 
 
 @pytest.mark.parametrize(
     "args",
     [
-        ("demo", "--domain", "shop"),
-        ("--domain", "shop", "demo"),
-        ("serve", "--domain", "shop", "--port", "1"),
-        ("directory", "--domain", "shop"),
-        ("principal", "list", "--domain", "shop"),
+        ("demo", "--domain", "garden"),
+        ("--domain", "garden", "demo"),
+        ("serve", "--domain", "garden", "--port", "1"),
+        ("directory", "--domain", "garden"),
+        ("principal", "list", "--domain", "garden"),
     ],
 )
 def test_an_unknown_domain_option_is_refused_and_changes_nothing(
@@ -105,7 +113,10 @@ def test_an_unknown_domain_option_is_refused_and_changes_nothing(
     done = sluice(env, *args)
 
     assert done.returncode == USAGE_ERROR
-    assert done.stderr == "error: --domain shop: no domain 'shop' is installed (installed: bank)\n"
+    assert (
+        done.stderr
+        == "error: --domain garden: no domain 'garden' is installed (installed: bank, shop)\n"
+    )
     assert done.stdout == ""
     assert not store(env).exists()
 
@@ -114,11 +125,11 @@ def test_an_unknown_domain_option_is_refused_and_changes_nothing(
 def test_an_unknown_domain_setting_is_refused_and_changes_nothing(
     env: dict[str, str], command: str
 ) -> None:
-    done = sluice({**env, "SLUICE_DOMAIN": "shop"}, command)
+    done = sluice({**env, "SLUICE_DOMAIN": "garden"}, command)
 
     assert done.returncode == USAGE_ERROR
     assert done.stderr == (
-        "error: SLUICE_DOMAIN='shop': no domain 'shop' is installed (installed: bank)\n"
+        "error: SLUICE_DOMAIN='garden': no domain 'garden' is installed (installed: bank, shop)\n"
     )
     assert not store(env).exists()
 
@@ -127,7 +138,7 @@ def test_an_unknown_domain_leaves_a_store_as_it_was(env: dict[str, str]) -> None
     assert sluice(env, "demo").returncode == 0
     before = store(env).read_bytes()
 
-    done = sluice(env, "demo", "--domain", "shop")
+    done = sluice(env, "demo", "--domain", "garden")
 
     assert done.returncode == USAGE_ERROR
     assert store(env).read_bytes() == before

@@ -123,3 +123,41 @@ def test_the_check_sees_every_form_of_import(tmp_path: Path) -> None:
         "domain.errors.AccountNotFoundError",
         "domain.money.amount",
     ]
+
+
+# The shop's own modules: no generic module may import them, and none is allowed to.
+SHOP_MODULES = ("application.shop", "domain.shop")
+
+
+def _shop_imports(path: Path) -> list[str]:
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
+        if isinstance(node, ast.Import):
+            names = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            names = [f"{node.module}.{alias.name}" for alias in node.names]
+        else:
+            continue
+        found += [n for n in names if any(n == s or n.startswith(s + ".") for s in SHOP_MODULES)]
+    return found
+
+
+def test_no_module_of_the_gateway_or_the_adapters_imports_the_shop() -> None:
+    shopped = {module: _shop_imports(path) for module, path in _modules()}
+
+    assert {module: names for module, names in shopped.items() if names} == {}
+
+
+def test_the_shop_check_sees_an_import_of_the_shop(tmp_path: Path) -> None:
+    module = tmp_path / "shopped.py"
+    module.write_text(
+        "import domain.shop.order\nfrom application import shop\n"
+        "from application.shop.orders import PlaceOrder\n",
+        encoding="utf-8",
+    )
+
+    assert _shop_imports(module) == [
+        "domain.shop.order",
+        "application.shop",
+        "application.shop.orders.PlaceOrder",
+    ]

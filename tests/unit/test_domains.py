@@ -34,14 +34,14 @@ def test_the_bank_is_installed_and_is_the_default() -> None:
 
 def test_an_unknown_domain_is_refused_naming_it_and_the_installed_ones() -> None:
     with pytest.raises(SettingsError) as refused:
-        domains.load("shop")
+        domains.load("garden")
 
-    assert str(refused.value) == "no domain 'shop' is installed (installed: bank)"
+    assert str(refused.value) == "no domain 'garden' is installed (installed: bank, shop)"
 
 
 @pytest.mark.usefixtures("notes_installed")
 def test_a_domain_installed_beside_the_bank_is_listed_and_loaded() -> None:
-    assert domains.installed() == ["bank", "misnamed", "missing", "not-a-domain", "notes"]
+    assert domains.installed() == ["bank", "misnamed", "missing", "not-a-domain", "notes", "shop"]
     assert domains.load("notes") is NOTES
 
 
@@ -87,13 +87,13 @@ def test_sluice_serves_the_domain_it_is_handed_over_its_setting() -> None:
 
 def test_a_setting_naming_no_installed_domain_is_refused_by_name() -> None:
     with pytest.raises(SettingsError) as refused:
-        load_settings({"SLUICE_DOMAIN": "shop"})
+        load_settings({"SLUICE_DOMAIN": "garden"})
 
     assert str(refused.value) == (
-        "SLUICE_DOMAIN='shop': no domain 'shop' is installed (installed: bank)"
+        "SLUICE_DOMAIN='garden': no domain 'garden' is installed (installed: bank, shop)"
     )
 
 
 def test_a_chosen_domain_wins_over_the_setting() -> None:
-    assert load_settings({"SLUICE_DOMAIN": "shop"}, domain="bank").domain == "bank"
+    assert load_settings({"SLUICE_DOMAIN": "garden"}, domain="bank").domain == "bank"
     assert load_settings({}).domain == "bank"

@@ -260,7 +260,7 @@ def call(
 def demo() -> None:
     """Seed the demo ledger and principals where they are absent; print the demo keys."""
     with _open(expect_data=False) as sluice:
-        opened, registered = seed(sluice.gateway, sluice.domain.demo)
+        opened, registered = seed(sluice.gateway, sluice.domain.demo, ownable=sluice.domain.ownable)
         where = redacted(sluice.database_url)
         seeded = sluice.domain.demo
     if opened or registered:

@@ -69,7 +69,12 @@ def principal_add(
     with _open(expect_data=False) as sluice:
         try:
             issued = sluice.key_admin.register(
-                name, role, owns or [], scope=scope, expires_at=expires_at
+                name,
+                role,
+                owns or [],
+                scope=scope,
+                expires_at=expires_at,
+                ownable=sluice.domain.ownable,
             )
         except PrincipalError as error:
             _usage_error(str(error))

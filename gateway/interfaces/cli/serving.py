@@ -132,7 +132,7 @@ def serve(  # noqa: PLR0917 (typer maps each parameter to an option)
             sluice, host=host, port=port, projector=projector, log_level=level, demo=with_demo
         )
         if with_demo:
-            seed(sluice.gateway, sluice.domain.demo)
+            seed(sluice.gateway, sluice.domain.demo, ownable=sluice.domain.ownable)
             print_demo_keys(sluice.domain.demo)
             _say_how_to_start(host, port)
         typer.echo(

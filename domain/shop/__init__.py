@@ -1,0 +1,1 @@
+"""The shop: products with stock, the catalogue listing them, and customers' orders."""

@@ -1,0 +1,282 @@
+"""The shop served for real: `sluice serve --domain shop --demo` over HTTP, on SQLite and on
+PostgreSQL, and the operators' commands on the store it wrote."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from itertools import count
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from tests.served import serving
+from tests.stores import empty_store
+
+SLUICE = str(Path(sys.executable).parent / "sluice")
+PROBLEM = "application/problem+json"
+_orders = count(1)
+
+
+def auth(who: str) -> dict[str, str]:
+    return {"Authorization": f"Bearer sk-demo-{who}"}
+
+
+def new_order() -> str:
+    return f"o-{next(_orders)}"
+
+
+def sluice(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [SLUICE, *args], env=env, capture_output=True, text=True, timeout=120, check=False
+    )
+
+
+@pytest.fixture(
+    scope="module", params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)]
+)
+def shop(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[tuple[str, dict[str, str]]]:
+    """The base URL of a served shop with its demo data, and the environment it was served
+    with (its store)."""
+    with empty_store(request.param, tmp_path_factory.mktemp("shop")) as url:
+        env = {k: v for k, v in os.environ.items() if not k.startswith("SLUICE_")}
+        env["SLUICE_DATABASE_URL"] = url
+        with serving([SLUICE, "serve", "--domain", "shop", "--demo"], env) as base:
+            yield base, env
+
+
+@pytest.fixture
+def base(shop: tuple[str, dict[str, str]]) -> str:
+    return shop[0]
+
+
+def call(base: str, who: str, name: str, arguments: dict[str, Any]) -> httpx.Response:
+    return httpx.post(f"{base}/v1/use-cases/{name}", headers=auth(who), json=arguments, timeout=30)
+
+
+def order_of(order: str, customer: str, sku: str, quantity: int) -> dict[str, Any]:
+    return {"order": order, "customer": customer, "sku": sku, "quantity": quantity}
+
+
+def stock(base: str, sku: str) -> int:
+    answer = call(base, "alice", "get_product", {"sku": sku})
+    assert answer.status_code == 200, answer.text
+    result: int = answer.json()["result"]["stock"]
+    return result
+
+
+def last_position(base: str) -> int:
+    """The position of the log's last event, as an auditor reads the log."""
+    after, last = 0, 0
+    while True:
+        page = httpx.get(
+            f"{base}/v1/events", params={"after": after, "limit": 1000}, headers=auth("auditor")
+        )
+        assert page.status_code == 200, page.text
+        if not page.json():
+            return last
+        last = after = page.json()[-1]["position"]
+
+
+def problem(response: httpx.Response, status: int) -> dict[str, Any]:
+    assert response.status_code == status, response.text
+    assert response.headers["content-type"].startswith(PROBLEM)
+    body: dict[str, Any] = response.json()
+    return body
+
+
+def test_the_directory_is_the_shops(base: str) -> None:
+    directory = httpx.get(f"{base}/v1/directory", headers=auth("alice"))
+
+    assert directory.status_code == 200
+    assert directory.text.startswith("You act on a shop's products and orders")
+    assert "- place_order [write]" in directory.text
+    assert "add_product" not in directory.text  # staff's, not a customer's
+
+
+def test_the_demo_lists_its_products_with_their_suppliers_notes(base: str) -> None:
+    listed = call(base, "alice", "list_products", {})
+
+    assert listed.status_code == 200, listed.text
+    products = {p["sku"]: p for p in listed.json()["result"]}
+    assert set(products) == {"tea-green", "mug", "kettle"}
+    assert (products["mug"]["price"], products["mug"]["note_by"]) == ("12.00", "claywork")
+
+
+def test_a_customer_places_its_own_order_directly(base: str) -> None:
+    order, before = new_order(), stock(base, "tea-green")
+
+    placed = call(base, "alice", "place_order", order_of(order, "alice", "tea-green", 2))
+
+    assert placed.status_code == 200, placed.text
+    outcome = placed.json()
+    assert (outcome["status"], outcome["changed"]) == ("committed", 2)
+    assert [(e["account"], e["type"]) for e in outcome["events"]] == [
+        (order, "Placed"),
+        ("tea-green", "Reserved"),
+    ]
+    assert outcome["result"]["total"] == "9.00"
+    assert stock(base, "tea-green") == before - 2
+    read = call(base, "alice", "get_order", {"order": order, "customer": "alice"})
+    assert read.json()["result"]["status"] == "placed"
+
+
+def test_a_customer_ordering_as_another_is_refused_and_nothing_is_written(base: str) -> None:
+    before = last_position(base)
+
+    refused = call(base, "alice", "place_order", order_of(new_order(), "bob", "mug", 1))
+
+    body = problem(refused, 403)
+    assert "customer bob" in body["detail"]
+    assert last_position(base) == before + 2  # the refused run's record alone
+
+
+def test_ordering_more_than_the_stock_is_the_shops_refusal(base: str) -> None:
+    before, kettles = last_position(base), stock(base, "kettle")
+
+    refused = call(base, "alice", "place_order", order_of(new_order(), "alice", "kettle", 99))
+
+    body = problem(refused, 422)
+    assert f"product kettle has only {kettles} in stock, not 99" in body["detail"]
+    assert stock(base, "kettle") == kettles
+    assert last_position(base) == before + 2  # the refused run's record alone
+
+
+def test_a_program_whose_second_call_fails_appends_nothing(base: str) -> None:
+    before, mugs = last_position(base), stock(base, "mug")
+    source = (
+        f'place_order(order="{new_order()}", customer="alice", sku="mug", quantity=1)\n'
+        f'place_order(order="{new_order()}", customer="alice", sku="kettle", quantity=99)\n'
+    )
+
+    proposed = httpx.post(
+        f"{base}/v1/programs", headers=auth("alice"), json={"language": "python", "source": source}
+    )
+
+    assert proposed.status_code in (201, 422), proposed.text
+    shown = proposed.json()
+    preview = shown.get("preview", shown)
+    assert "product kettle has only" in json.dumps(preview)
+    assert stock(base, "mug") == mugs
+    written = events_after(base, before)
+    # Only the run's own record (proposed, failed) is written: no product, no order.
+    assert [e["type"] for e in written if not e["type"].startswith("Run.")] == [], written
+
+
+def events_after(base: str, after: int) -> list[dict[str, Any]]:
+    page = httpx.get(f"{base}/v1/events", params={"after": after}, headers=auth("auditor"))
+    assert page.status_code == 200, page.text
+    found: list[dict[str, Any]] = page.json()
+    return found
+
+
+def test_a_preview_confirmed_by_its_hash_commits_what_it_showed(base: str) -> None:
+    order, teas = new_order(), stock(base, "tea-green")
+    source = (
+        f'placed = place_order(order="{order}", customer="alice", sku="tea-green", quantity=1)\n'
+        f'pay_order(order="{order}", amount=placed["total"])\n'
+        f'ship_order(order="{order}")\n'
+    )
+
+    proposed = httpx.post(
+        f"{base}/v1/programs", headers=auth("teller"), json={"language": "python", "source": source}
+    )
+    assert proposed.status_code == 201, proposed.text
+    proposal = proposed.json()
+    assert stock(base, "tea-green") == teas  # a preview writes nothing
+    confirmed = httpx.post(
+        f"{base}/v1/programs/{proposal['id']}/confirm",
+        headers=auth("teller"),
+        json={"preview_hash": proposal["preview_hash"]},
+    )
+
+    assert confirmed.status_code == 200, confirmed.text
+    outcome = confirmed.json()
+    assert outcome["status"] == "committed"
+    assert [(e["account"], e["type"], e["data"]) for e in outcome["events"]] == [
+        (e["account"], e["type"], e["data"]) for e in proposal["preview"]["events"]
+    ]
+    assert [e["type"] for e in outcome["events"]] == ["Placed", "Reserved", "Paid", "Shipped"]
+    assert stock(base, "tea-green") == teas - 1
+    again = httpx.post(
+        f"{base}/v1/programs/{proposal['id']}/confirm",
+        headers=auth("teller"),
+        json={"preview_hash": proposal["preview_hash"]},
+    )
+    assert stock(base, "tea-green") == teas - 1, again.text  # confirming twice commits once
+
+
+def test_a_wrong_hash_confirms_nothing(base: str) -> None:
+    source = f'place_order(order="{new_order()}", customer="alice", sku="mug", quantity=1)\n'
+    proposal = httpx.post(
+        f"{base}/v1/programs", headers=auth("alice"), json={"language": "python", "source": source}
+    ).json()
+    mugs = stock(base, "mug")
+
+    refused = httpx.post(
+        f"{base}/v1/programs/{proposal['id']}/confirm",
+        headers=auth("alice"),
+        json={"preview_hash": "0" * 64},
+    )
+
+    assert refused.status_code >= 400
+    assert stock(base, "mug") == mugs
+
+
+def test_cancelling_a_paid_order_refunds_it_and_releases_its_stock(base: str) -> None:
+    order, kettles = new_order(), stock(base, "kettle")
+    assert (
+        call(base, "teller", "place_order", order_of(order, "bob", "kettle", 1)).status_code == 200
+    )
+    assert call(base, "teller", "pay_order", {"order": order, "amount": 35}).status_code == 200
+    assert stock(base, "kettle") == kettles - 1
+
+    wrong = call(base, "teller", "cancel_order", {"order": order})
+    cancelled = call(base, "teller", "cancel_order", {"order": order, "refund": 35})
+
+    assert "the refund of order" in problem(wrong, 422)["detail"]
+    assert cancelled.status_code == 200, cancelled.text
+    assert cancelled.json()["result"]["status"] == "refunded"
+    assert stock(base, "kettle") == kettles
+
+
+def test_a_customer_may_not_take_payment_nor_read_anothers_order(base: str) -> None:
+    order = new_order()
+    assert call(base, "bob", "place_order", order_of(order, "bob", "mug", 1)).status_code == 200
+
+    paying = call(base, "alice", "pay_order", {"order": order, "amount": 12})
+    reading = call(base, "alice", "get_order", {"order": order, "customer": "bob"})
+
+    problem(paying, 403)
+    problem(reading, 403)
+
+
+def test_the_log_verifies_and_replays_after_the_shops_runs(
+    shop: tuple[str, dict[str, str]],
+) -> None:
+    base, env = shop
+    order = new_order()
+    assert call(base, "alice", "place_order", order_of(order, "alice", "mug", 1)).status_code == 200
+
+    verified = sluice(env, "--domain", "shop", "audit", "verify", "--json")
+    replayed = sluice(env, "--domain", "shop", "replay", "--from-scratch", "--json")
+
+    assert verified.returncode == 0, verified.stdout + verified.stderr
+    assert json.loads(verified.stdout)["ok"] is True
+    assert replayed.returncode == 0, replayed.stdout + replayed.stderr
+    assert all(r["equal"] for r in json.loads(replayed.stdout))
+
+
+def test_sluice_domains_lists_the_bank_and_the_shop() -> None:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("SLUICE_")}
+
+    listed = sluice(env, "domains")
+
+    assert (listed.returncode, listed.stdout.split()) == (0, ["bank", "shop"])
