@@ -115,7 +115,7 @@ class Agent:
         said: ModelAnswer | None = None
         answer: Answer | None = None
         answer_error = None
-        authors = Authors(self.gateway, principal)
+        authors = Authors(self.gateway, principal, self.gateway.catalog)
         if planned.proposal is not None and planned.reply is not None:
             outcome = effective_outcome(planned.proposal, self._now())
             if outcome.status != "pending":
@@ -165,7 +165,7 @@ class Agent:
             and turn.number in outcomes
             and outcomes[turn.number].status != "pending"
         ]
-        authors = Authors(self.gateway, principal)
+        authors = Authors(self.gateway, principal, self.gateway.catalog)
         # Answering adds the replies to the conversation: its owner's reading does it.
         if due and may_write_conversation(principal, conversation.owner):
             conversation = self._answer_due(

@@ -5,7 +5,13 @@ The ledger says who wrote each memo: the writer its event names (`memo_by`: a pr
 copied it from what that party wrote), else a transfer's payer (the account debited; on
 the payee's side, its counterparty), a withdrawal's account, a deposit's staff (only staff
 may deposit). An owner's name was written by the
-staff who opened the account. A text the ledger cannot place is left without an author.
+staff who opened the account.
+
+Whatever the domain, the run's own calls say more: each use case's result carries its
+integrity labels (`application.labels`), so a text field names its writer (`Text(by=...)`,
+the fact beside it, or a fixed `Text(author=...)`) and a fact field is the system's own.
+`learn_results` reads them from the calls a run made; the ledger's word comes first. A text
+neither can place is left without an author.
 """
 
 from __future__ import annotations
@@ -19,10 +25,13 @@ from eventsourcing.domain import AggregateEvent
 
 from application.bank.queries import GetBalance
 from application.bank.types import account_problem
+from application.labels import Fields, Items, Leaf, Tree
 from application.principals import PrincipalView
+from application.results import CallRecord
 from domain.account import Account
 from domain.errors import DomainError
 from gateway.agent.answer_parts import STAFF
+from gateway.core.catalog import Catalog
 from gateway.core.policy.decisions import call_refusal
 
 MIN_CONTAINED = 8  # a shorter memo found inside a longer text says little about who wrote it
@@ -39,9 +48,15 @@ class AccountHistories(Protocol):
 class Authors:
     """An index of the memos and owners of the accounts read so far (`learn` adds some)."""
 
-    def __init__(self, histories: AccountHistories, reader: PrincipalView) -> None:
+    def __init__(
+        self, histories: AccountHistories, reader: PrincipalView, catalog: Catalog | None = None
+    ) -> None:
         self.histories = histories
         self.reader = reader
+        self.catalog = catalog
+        # What the results' labels say: a text's writers, and the strings that are facts.
+        self._labelled: dict[str, set[str]] = {}
+        self._facts: set[str] = set()
         self._learnt: set[str] = set()
         self._writers: dict[str, set[str]] = {}
         self._balances: dict[tuple[str, int], Decimal] = {}
@@ -60,6 +75,36 @@ class Authors:
                 continue
             self._read(account, history)
 
+    def learn_results(self, calls: Iterable[CallRecord]) -> None:
+        """Read the writers of the texts, and the facts, of these calls' results by their
+        use cases' labels (a call the catalog does not know is skipped)."""
+        if self.catalog is None:
+            return
+        for call in calls:
+            if call.name in self.catalog:
+                self._labels(self.catalog.get(call.name).labels(), call.result)
+
+    def is_fact(self, text: str) -> bool:
+        """Whether a result's labels made `text` a fact, and none made it a text."""
+        return text in self._facts and self.of(text) is None
+
+    def _labels(self, tree: Tree, value: object) -> None:
+        if isinstance(tree, Items) and isinstance(value, list):
+            for item in value:
+                self._labels(tree.item, item)
+        elif isinstance(tree, Fields) and isinstance(value, dict):
+            for name, child in tree.fields.items():
+                item = value.get(name)
+                if isinstance(child, Leaf) and child.label.is_text and item:
+                    label = child.label
+                    writer = value.get(label.by) if label.by else label.author
+                    if isinstance(writer, str) and writer:
+                        self._labelled.setdefault(str(item), set()).add(writer)
+                else:
+                    self._labels(child, item)
+        elif isinstance(tree, Leaf) and not tree.label.is_text and isinstance(value, str):
+            self._facts.add(value)
+
     @cached_property
     def accounts(self) -> frozenset[str]:
         """Every account id of the ledger: how an account named in prose is recognised."""
@@ -67,17 +112,20 @@ class Authors:
 
     def of(self, text: str) -> str | None:
         """Who wrote `text`, or a text it contains; several writers read `a or b`."""
-        writers = self._writers.get(text)
-        if writers is None:
-            found = [
-                (len(memo), memo)
-                for memo in self._writers
-                if len(memo) >= MIN_CONTAINED and memo in text
-            ]
-            if not found:
-                return None
-            writers = self._writers[max(found)[1]]
-        return " or ".join(sorted(writers))
+        # The ledger's word first; then what the results' labels say.
+        for known in (self._writers, self._labelled):
+            writers = known.get(text)
+            if writers is None:
+                found = [
+                    (len(memo), memo)
+                    for memo in known
+                    if len(memo) >= MIN_CONTAINED and memo in text
+                ]
+                if not found:
+                    continue
+                writers = known[max(found)[1]]
+            return " or ".join(sorted(writers))
+        return None
 
     def balance_after(self, account: str | None, version: int | None) -> Decimal | None:
         if account is None or version is None:

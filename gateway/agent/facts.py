@@ -52,6 +52,7 @@ def status_line(outcome: Outcome) -> str:
 def run_parts(proposal: Proposal, outcome: Outcome, authors: Authors) -> list[AnswerPart]:
     """The code's account of a decided run, with the data in it quoted."""
     authors.learn(_accounts(proposal, outcome))
+    authors.learn_results(proposal.preview.calls)
     parts = [facts(status_line(outcome))]
     if outcome.status == "failed" and outcome.error:
         parts.append(quoted(outcome.error, SLUICE, "error"))
@@ -172,6 +173,8 @@ class _Result:
         return parts
 
     def _quote(self, text: str, path: str) -> AnswerPart:
+        if self.authors.is_fact(text):  # a result's label says the system wrote it
+            return facts(f"{path}: {text}")
         writer = self.authors.of(text)
         if writer is None and text in self.literals:
             writer = PROGRAM
