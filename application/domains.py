@@ -9,8 +9,9 @@ object and registers it under the entry-point group `sluice.domains` of its dist
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from decimal import Decimal
 from importlib.metadata import EntryPoint, entry_points
 from typing import TYPE_CHECKING, Any
 
@@ -92,6 +93,28 @@ class AgentWords:
 
 
 @dataclass(frozen=True)
+class HistoryTexts:
+    """What one record's history tells the agent: who wrote each text in it (text, writer),
+    and a figure after each version of it (an account's balance)."""
+
+    writers: tuple[tuple[str, str], ...] = ()
+    figures: Mapping[int, Decimal] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class AgentHistories:
+    """How the agent reads the histories of the records a run named, to tell who wrote the
+    texts its answer quotes: which values are such records' ids (`is_id`), the read a
+    principal must be allowed to make on one (`reader`, naming it by `argument`) before
+    its history is read, and what a history says (`read`: the record, its events)."""
+
+    is_id: Callable[[object], bool]
+    reader: type[UseCase[Any]]
+    argument: str
+    read: Callable[[str, Sequence[object]], HistoryTexts]
+
+
+@dataclass(frozen=True)
 class Domain:
     """A business domain as the gateway serves it."""
 
@@ -108,6 +131,9 @@ class Domain:
     ownable: Callable[[Ledger, str], bool] | None = None
     # What the agent's prompts say of the domain; the defaults name no domain's concepts.
     agent_words: AgentWords = field(default_factory=AgentWords)
+    # How the agent reads who wrote the texts of a record's history; None: a domain whose
+    # results' labels say it all (gateway/agent/authors.py).
+    agent_histories: AgentHistories | None = None
 
 
 def _entries() -> dict[str, EntryPoint]:
@@ -143,11 +169,13 @@ def load(name: str) -> Domain:
 
 __all__ = [
     "DEFAULT",
+    "AgentHistories",
     "AgentWords",
     "Demo",
     "DemoPrincipal",
     "DemoRecord",
     "Domain",
+    "HistoryTexts",
     "installed",
     "load",
 ]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from application.bank import BANK_USE_CASES, DIRECTORY_HEADER
+from application.bank.agent_histories import BANK_HISTORIES
 from application.bank.agent_words import BANK_WORDS
 from application.bank.demo import BANK_DEMO
 from application.domains import Domain
@@ -14,4 +15,5 @@ BANK = Domain(
     directory_header=DIRECTORY_HEADER,
     demo=BANK_DEMO,
     agent_words=BANK_WORDS,
+    agent_histories=BANK_HISTORIES,
 )

@@ -10,7 +10,7 @@ from functools import lru_cache
 from typing import Any
 
 from application import domains
-from application.domains import AgentWords
+from application.domains import AgentWords, Domain
 from application.principals import PrincipalView
 from application.use_case import ME, Example
 from gateway.agent.structured import written
@@ -129,14 +129,15 @@ NO_MORE_SHEETS = """\
 You have read enough sheets: reply now with a program, a question or an answer."""
 
 
-def default_words() -> AgentWords:
-    """The words of the default domain: the agent's when it is given none."""
-    return _default_domain_words()
-
-
 @lru_cache(maxsize=1)
-def _default_domain_words() -> AgentWords:
-    return domains.load(domains.DEFAULT).agent_words
+def default_domain() -> Domain:
+    """The default domain: the agent's when it is given none."""
+    return domains.load(domains.DEFAULT)
+
+
+def default_words() -> AgentWords:
+    """The words of the default domain."""
+    return default_domain().agent_words
 
 
 def find_actions(words: AgentWords | None = None) -> dict[str, Any]:

@@ -54,7 +54,7 @@ def interactive_chat(
     agent = agent or Agent(
         sluice.gateway,
         AgentConfig.from_settings(sluice.settings),
-        words=sluice.domain.agent_words,
+        domain=sluice.domain,
     )
     read = read_line or console.input
     if agent.unavailable is not None:

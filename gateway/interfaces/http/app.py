@@ -89,7 +89,7 @@ def create_app(
     app.state.request_limiter = request_limiter
     # Answers 503 on use when no model is configured.
     app.state.agent = Agent(
-        sluice.gateway, AgentConfig.from_settings(settings), words=sluice.domain.agent_words
+        sluice.gateway, AgentConfig.from_settings(settings), domain=sluice.domain
     )
     app.state.metrics = metrics.HttpMetrics(sluice)
     problems.install(app)
