@@ -9,8 +9,9 @@ object and registers it under the entry-point group `sluice.domains` of its dist
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from decimal import Decimal
 from importlib.metadata import EntryPoint, entry_points
 from typing import TYPE_CHECKING, Any
 
@@ -58,6 +59,62 @@ class Demo:
 
 
 @dataclass(frozen=True)
+class AgentWords:
+    """What the agent's prompts say of a domain's data and requests, in its own words (the
+    rest of the prompts is the gateway's). The defaults speak of no domain in particular."""
+
+    # The data a planner never sees, and examples of it (the directory form's prompt).
+    data: str = "the data"
+    data_examples: str = "records and results"
+    # A question the planner answers with a program that reads, never with an answer.
+    reads: str = "a question about the data"
+    # One call, as a program writes it, and a use case whose sheet the planner may ask for.
+    call_example: str = 'list_items(kind="any")'
+    sheet_example: str = "list_items"
+    # When the planner asks rather than guesses.
+    ask_when: str = "the request does not say what, how much or for whom"
+    # Rule 4 of the stubs form: a use case only for what it does itself.
+    only_what: str = "never call a function that writes unless the user asks for exactly that"
+    # What the planner takes from the user and invents none of.
+    given: str = "ids, amounts and texts"
+    # What a scoped principal owns, in the planner's words; {name}, {owned}, {first}.
+    owned: str = "records"
+    owns: str = '; {name} owns {owned}, and "me" is {first}'
+    # A request none of the use cases can do (an example of the planner's refusal).
+    cannot: str = "Delete the audit log."
+    # The answerer's prompt: what Sluice shows of an outcome, the ids it may name, the
+    # advice it gives none of, and the data it quotes.
+    shown: str = "status, events, result"
+    quotes: str = "every text and name"
+    ids: str = "ids"
+    repeated: str = "texts or names"
+    advice: str = "give no advice to act"
+    texts: str = "texts, names, messages"
+
+
+@dataclass(frozen=True)
+class HistoryTexts:
+    """What one record's history tells the agent: who wrote each text in it (text, writer),
+    and a figure after each version of it (an account's balance)."""
+
+    writers: tuple[tuple[str, str], ...] = ()
+    figures: Mapping[int, Decimal] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class AgentHistories:
+    """How the agent reads the histories of the records a run named, to tell who wrote the
+    texts its answer quotes: which values are such records' ids (`is_id`), the read a
+    principal must be allowed to make on one (`reader`, naming it by `argument`) before
+    its history is read, and what a history says (`read`: the record, its events)."""
+
+    is_id: Callable[[object], bool]
+    reader: type[UseCase[Any]]
+    argument: str
+    read: Callable[[str, Sequence[object]], HistoryTexts]
+
+
+@dataclass(frozen=True)
 class Domain:
     """A business domain as the gateway serves it."""
 
@@ -72,6 +129,11 @@ class Domain:
     # None for an account that exists, the bank's rule; a domain whose customers are ids of
     # its own (the shop's) says which of those are.
     ownable: Callable[[Ledger, str], bool] | None = None
+    # What the agent's prompts say of the domain; the defaults name no domain's concepts.
+    agent_words: AgentWords = field(default_factory=AgentWords)
+    # How the agent reads who wrote the texts of a record's history; None: a domain whose
+    # results' labels say it all (gateway/agent/authors.py).
+    agent_histories: AgentHistories | None = None
 
 
 def _entries() -> dict[str, EntryPoint]:
@@ -105,4 +167,15 @@ def load(name: str) -> Domain:
     return domain
 
 
-__all__ = ["DEFAULT", "Demo", "DemoPrincipal", "DemoRecord", "Domain", "installed", "load"]
+__all__ = [
+    "DEFAULT",
+    "AgentHistories",
+    "AgentWords",
+    "Demo",
+    "DemoPrincipal",
+    "DemoRecord",
+    "Domain",
+    "HistoryTexts",
+    "installed",
+    "load",
+]

@@ -27,8 +27,7 @@ from application.principals import PrincipalView
 from application.results import Sheet
 from gateway.agent import Agent, AgentConfig
 from gateway.agent.catalog_form import CatalogForm
-from gateway.agent.planner import FIND_ACTIONS
-from gateway.agent.prompts import planner_prompt, planner_stubs_prompt
+from gateway.agent.prompts import FIND_ACTIONS, planner_prompt, planner_stubs_prompt
 from gateway.agent.structured import PLANNER_OUTPUT, written
 from gateway.bootstrap import Sluice
 from gateway.demo import seed

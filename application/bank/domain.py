@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 from application.bank import BANK_USE_CASES, DIRECTORY_HEADER
+from application.bank.agent_histories import BANK_HISTORIES
+from application.bank.agent_words import BANK_WORDS
 from application.bank.demo import BANK_DEMO
 from application.domains import Domain
 
@@ -12,4 +14,6 @@ BANK = Domain(
     use_cases=BANK_USE_CASES,
     directory_header=DIRECTORY_HEADER,
     demo=BANK_DEMO,
+    agent_words=BANK_WORDS,
+    agent_histories=BANK_HISTORIES,
 )

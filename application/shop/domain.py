@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING
 
 from application.domains import Domain
 from application.shop import DIRECTORY_HEADER, SHOP_USE_CASES
+from application.shop.agent_words import SHOP_WORDS
 from application.shop.demo import SHOP_DEMO
 
 if TYPE_CHECKING:
@@ -25,4 +26,5 @@ SHOP = Domain(
     directory_header=DIRECTORY_HEADER,
     demo=SHOP_DEMO,
     ownable=_any_customer,
+    agent_words=SHOP_WORDS,
 )

@@ -25,6 +25,7 @@ from typing import Any
 
 from openai import OpenAI
 
+from application.domains import Domain
 from application.principals import PrincipalView
 from application.results import Outcome, Proposal
 from domain.conversation import PROGRAM, Conversation, Turn
@@ -35,7 +36,7 @@ from gateway.agent.catalog_form import uses_stubs
 from gateway.agent.config import AgentConfig
 from gateway.agent.context import planner_messages, planner_turns, status_line
 from gateway.agent.planner import Planner, UnusableReplies, reply_message
-from gateway.agent.prompts import planner_prompt, planner_stubs_prompt
+from gateway.agent.prompts import default_domain, planner_prompt, planner_stubs_prompt
 from gateway.agent.provider import Meter, Provider
 from gateway.agent.repair import attempt, check_errors, repair_request, unusable_attempts
 from gateway.agent.structured import ModelAnswer, PlannerReply
@@ -75,9 +76,14 @@ class Agent:
         config: AgentConfig,
         *,
         client: OpenAI | None = None,
+        domain: Domain | None = None,
     ) -> None:
         self.gateway = gateway
         self.config = config
+        # The domain served: what the prompts say of it (`agent_words`), how its histories
+        # are read (`agent_histories`); the default domain when none is given.
+        self.domain = default_domain() if domain is None else domain
+        self.words = self.domain.agent_words
         self.conversations = gateway.conversations
         self._client = client
         self._provider: Provider | None = None
@@ -110,7 +116,7 @@ class Agent:
         said: ModelAnswer | None = None
         answer: Answer | None = None
         answer_error = None
-        authors = Authors(self.gateway, principal)
+        authors = Authors(self.gateway, principal, self.gateway.catalog, self.domain)
         if planned.proposal is not None and planned.reply is not None:
             outcome = effective_outcome(planned.proposal, self._now())
             if outcome.status != "pending":
@@ -160,7 +166,7 @@ class Agent:
             and turn.number in outcomes
             and outcomes[turn.number].status != "pending"
         ]
-        authors = Authors(self.gateway, principal)
+        authors = Authors(self.gateway, principal, self.gateway.catalog, self.domain)
         # Answering adds the replies to the conversation: its owner's reading does it.
         if due and may_write_conversation(principal, conversation.owner):
             conversation = self._answer_due(
@@ -188,14 +194,14 @@ class Agent:
             lambda turn: self._status(principal, turn),
             self.config.history_turns,
         )
-        system = planner_stubs_prompt(principal, self.gateway.catalog_for(principal))
+        system = planner_stubs_prompt(principal, self.gateway.catalog_for(principal), self.words)
         stubs = uses_stubs(self.config.catalog, system)
         if not stubs:
-            system = planner_prompt(principal, self.gateway.directory(principal))
+            system = planner_prompt(principal, self.gateway.directory(principal), self.words)
         messages = planner_messages(system, history, request)
         # With the stubs the planner has every sheet already: it has none to ask for.
         rounds = 0 if stubs else self.config.max_tool_rounds
-        planner = Planner(self.gateway, provider, rounds, self.config.max_tokens)
+        planner = Planner(self.gateway, provider, rounds, self.config.max_tokens, self.words)
         attempts: list[dict[str, Any]] = []
         may_ask = True
         while True:
@@ -304,7 +310,7 @@ class Agent:
         return self._provider
 
     def _answerer(self, provider: Provider) -> Answerer:
-        return Answerer(provider, self.config.answerer_model)
+        return Answerer(provider, self.config.answerer_model, self.words)
 
     def _now(self) -> datetime:
         return self.gateway.proposals.clock()

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import json
 
+from application.domains import AgentWords
 from application.results import Outcome
-from gateway.agent.prompts import ANSWERER, FIX_FORMAT
+from gateway.agent.prompts import FIX_FORMAT, answerer_prompt
 from gateway.agent.provider import Message, Meter, Provider
 from gateway.agent.structured import (
     ANSWER_OUTPUT,
@@ -25,7 +26,8 @@ OUTCOME_FIELDS = ("status", "changed", "events", "result", "error")
 
 
 class Answerer:
-    def __init__(self, provider: Provider, model: str) -> None:
+    def __init__(self, provider: Provider, model: str, words: AgentWords | None = None) -> None:
+        self.system = answerer_prompt(words)
         self.provider = provider
         self.model = model
 
@@ -39,7 +41,7 @@ class Answerer:
             "outcome": outcome.model_dump(mode="json", include=set(OUTCOME_FIELDS)),
         }
         messages: list[Message] = [
-            {"role": "system", "content": ANSWERER},
+            {"role": "system", "content": self.system},
             {"role": "user", "content": json.dumps(shown, ensure_ascii=False)},
         ]
         return self._reply(messages, meter)

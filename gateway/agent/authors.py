@@ -1,11 +1,15 @@
-"""Who wrote a text found in a run's outcome, and an account's balance after each event:
-read from the ledger, for the accounts the reader may see.
+"""Who wrote a text found in a run's outcome, and a record's figure after each event:
+read from the ledger, for the records the reader may see.
 
-The ledger says who wrote each memo: the writer its event names (`memo_by`: a program
-copied it from what that party wrote), else a transfer's payer (the account debited; on
-the payee's side, its counterparty), a withdrawal's account, a deposit's staff (only staff
-may deposit). An owner's name was written by the
-staff who opened the account. A text the ledger cannot place is left without an author.
+Whatever the domain, the run's own calls say much: each use case's result carries its
+integrity labels (`application.labels`), so a text field names its writer (`Text(by=...)`,
+the fact beside it, or a fixed `Text(author=...)`) and a fact field is the system's own.
+`learn_results` reads them from the calls a run made.
+
+A domain whose records' histories say more (the bank's accounts: who wrote each memo, the
+balance after each event) declares how to read them (`Domain.agent_histories`); `learn`
+reads the histories of the records a run named, those the reader may read, and their word
+comes first. A text neither can place is left without an author.
 """
 
 from __future__ import annotations
@@ -17,12 +21,13 @@ from typing import Protocol
 
 from eventsourcing.domain import AggregateEvent
 
-from application.bank.queries import GetBalance
-from application.bank.types import account_problem
+from application.domains import AgentHistories, Domain
+from application.labels import Fields, Items, Leaf, Tree
 from application.principals import PrincipalView
-from domain.account import Account
+from application.results import CallRecord
 from domain.errors import DomainError
-from gateway.agent.answer_parts import STAFF
+from gateway.agent.prompts import default_domain
+from gateway.core.catalog import Catalog
 from gateway.core.policy.decisions import call_refusal
 
 MIN_CONTAINED = 8  # a shorter memo found inside a longer text says little about who wrote it
@@ -39,72 +44,109 @@ class AccountHistories(Protocol):
 class Authors:
     """An index of the memos and owners of the accounts read so far (`learn` adds some)."""
 
-    def __init__(self, histories: AccountHistories, reader: PrincipalView) -> None:
+    def __init__(
+        self,
+        histories: AccountHistories,
+        reader: PrincipalView,
+        catalog: Catalog | None = None,
+        domain: Domain | None = None,
+    ) -> None:
         self.histories = histories
         self.reader = reader
+        self.catalog = catalog
+        # How the domain's histories are read (the default domain's when none is given).
+        self.read: AgentHistories | None = (domain or default_domain()).agent_histories
+        # What the results' labels say: a text's writers, and the strings that are facts.
+        self._labelled: dict[str, set[str]] = {}
+        self._facts: set[str] = set()
         self._learnt: set[str] = set()
         self._writers: dict[str, set[str]] = {}
         self._balances: dict[tuple[str, int], Decimal] = {}
 
     def learn(self, accounts: Iterable[str]) -> None:
-        """Read the histories of these accounts, those the reader may read."""
+        """Read the histories of these records, those the reader may read."""
+        read = self.read
+        if read is None:
+            return
         for account in accounts:
-            if account in self._learnt or account_problem(account):
+            if account in self._learnt or not read.is_id(account):
                 continue
             self._learnt.add(account)
-            if call_refusal(self.reader, GetBalance, {"account": account}):
+            if call_refusal(self.reader, read.reader, {read.argument: account}):
                 continue
             try:
                 history = self.histories.account_events(account)
             except DomainError:
                 continue
-            self._read(account, history)
+            said = read.read(account, history)
+            for text, writer in said.writers:
+                self._note(text, writer)
+            for version, figure in said.figures.items():
+                self._balances[(account, version)] = figure
+
+    def is_id(self, value: object) -> bool:
+        """Whether `value` is the id of a record whose history the domain reads."""
+        return self.read is not None and self.read.is_id(value)
+
+    def learn_results(self, calls: Iterable[CallRecord]) -> None:
+        """Read the writers of the texts, and the facts, of these calls' results by their
+        use cases' labels (a call the catalog does not know is skipped)."""
+        if self.catalog is None:
+            return
+        for call in calls:
+            if call.name in self.catalog:
+                self._labels(self.catalog.get(call.name).labels(), call.result)
+
+    def is_fact(self, text: str) -> bool:
+        """Whether a result's labels made `text` a fact, and none made it a text."""
+        return text in self._facts and self.of(text) is None
+
+    def _labels(self, tree: Tree, value: object) -> None:
+        if isinstance(tree, Items) and isinstance(value, list):
+            for item in value:
+                self._labels(tree.item, item)
+        elif isinstance(tree, Fields) and isinstance(value, dict):
+            for name, child in tree.fields.items():
+                item = value.get(name)
+                if isinstance(child, Leaf) and child.label.is_text and item:
+                    label = child.label
+                    writer = value.get(label.by) if label.by else label.author
+                    if isinstance(writer, str) and writer:
+                        self._labelled.setdefault(str(item), set()).add(writer)
+                else:
+                    self._labels(child, item)
+        elif isinstance(tree, Leaf) and not tree.label.is_text and isinstance(value, str):
+            self._facts.add(value)
 
     @cached_property
     def accounts(self) -> frozenset[str]:
-        """Every account id of the ledger: how an account named in prose is recognised."""
+        """Every account id of the ledger: how an account named in prose is recognised
+        (none, in a domain whose histories are not read)."""
+        if self.read is None:
+            return frozenset()
         return frozenset(self.histories.account_names())
 
     def of(self, text: str) -> str | None:
         """Who wrote `text`, or a text it contains; several writers read `a or b`."""
-        writers = self._writers.get(text)
-        if writers is None:
-            found = [
-                (len(memo), memo)
-                for memo in self._writers
-                if len(memo) >= MIN_CONTAINED and memo in text
-            ]
-            if not found:
-                return None
-            writers = self._writers[max(found)[1]]
-        return " or ".join(sorted(writers))
+        # The ledger's word first; then what the results' labels say.
+        for known in (self._writers, self._labelled):
+            writers = known.get(text)
+            if writers is None:
+                found = [
+                    (len(memo), memo)
+                    for memo in known
+                    if len(memo) >= MIN_CONTAINED and memo in text
+                ]
+                if not found:
+                    continue
+                writers = known[max(found)[1]]
+            return " or ".join(sorted(writers))
+        return None
 
     def balance_after(self, account: str | None, version: int | None) -> Decimal | None:
         if account is None or version is None:
             return None
         return self._balances.get((account, version))
-
-    def _read(self, account: str, history: Iterable[object]) -> None:
-        balance = Decimal("0.00")
-        for event in history:
-            amount = getattr(event, "amount", Decimal(0))
-            writer: str | None = None
-            if isinstance(event, Account.Opened):
-                self._note(event.owner, STAFF)
-            elif isinstance(event, Account.Deposited):
-                balance, writer = balance + amount, STAFF
-            elif isinstance(event, Account.Withdrawn | Account.TransferDebited):
-                balance, writer = balance - amount, account
-            elif isinstance(event, Account.TransferCredited):
-                balance, writer = balance + amount, event.counterparty
-            memo = getattr(event, "memo", "")
-            # A memo a program copied from another party's text is that party's.
-            writer = getattr(event, "memo_by", None) or writer
-            if writer is not None and memo:
-                self._note(memo, writer)
-            version = getattr(event, "originator_version", None)
-            if isinstance(version, int):
-                self._balances[(account, version)] = balance
 
     def _note(self, text: str, writer: str) -> None:
         self._writers.setdefault(text, set()).add(writer)

@@ -13,7 +13,6 @@ from datetime import datetime, timedelta
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
-from application.bank.types import account_problem
 from application.results import EventRecord, Outcome, Proposal
 from gateway.agent.answer_parts import PROGRAM, SLUICE, STAFF, AnswerPart, facts, quoted
 from gateway.agent.authors import Authors
@@ -51,7 +50,8 @@ def status_line(outcome: Outcome) -> str:
 
 def run_parts(proposal: Proposal, outcome: Outcome, authors: Authors) -> list[AnswerPart]:
     """The code's account of a decided run, with the data in it quoted."""
-    authors.learn(_accounts(proposal, outcome))
+    authors.learn(_accounts(proposal, outcome, authors))
+    authors.learn_results(proposal.preview.calls)
     parts = [facts(status_line(outcome))]
     if outcome.status == "failed" and outcome.error:
         parts.append(quoted(outcome.error, SLUICE, "error"))
@@ -65,7 +65,7 @@ def run_parts(proposal: Proposal, outcome: Outcome, authors: Authors) -> list[An
 def event_parts(event: EventRecord, authors: Authors) -> list[AnswerPart]:
     account, data = event.account or "an account", event.data
     amount, other, memo = data.get("amount"), data.get("counterparty"), data.get("memo")
-    copied = _writer(data.get("memo_by"))  # a memo copied from what another party wrote
+    copied = _writer(data.get("memo_by"), authors)  # a memo copied from what another party wrote
     kind = event.type
     if kind == "TransferDebited":
         line, writer = f"{account}: paid {amount} to {other}", event.account
@@ -120,18 +120,20 @@ class _Result:
     def _known(self, value: dict[str, Any]) -> list[AnswerPart]:
         """A statement entry, an account or a receipt, when every field is what it says."""
         keys = frozenset(value)
-        if keys == STATEMENT_ENTRY and _plain(value, ("version", "amount", "balance")):
+        if keys == STATEMENT_ENTRY and _plain(
+            value, ("version", "amount", "balance"), self.authors
+        ):
             return self._entry(value)
-        if keys == ACCOUNT_VIEW and _plain(value, ("balance",)):
+        if keys == ACCOUNT_VIEW and _plain(value, ("balance",), self.authors):
             account = value["account"]
             line = f"{account}: {value['balance']} {value['currency']}, {value['status']}"
             return [facts(line), quoted(str(value["owner"]), STAFF, f"owner of {account}")]
-        if keys == RECEIPT and _plain(value, ("amount", "payer_balance")):
+        if keys == RECEIPT and _plain(value, ("amount", "payer_balance"), self.authors):
             payer, payee = value["payer"], value["payee"]
             line = f"{payer}: paid {value['amount']} to {payee}; balance after: "
             parts = [facts(line + str(value["payer_balance"]))]
             if value["memo"]:
-                writer = _writer(value["memo_by"]) or payer
+                writer = _writer(value["memo_by"], self.authors) or payer
                 parts.append(quoted(str(value["memo"]), writer, "memo"))
             return parts
         return []
@@ -149,7 +151,7 @@ class _Result:
         parts = [facts(line)]
         if memo:
             writer = (
-                _writer(entry["memo_by"])
+                _writer(entry["memo_by"], self.authors)
                 or {"transfer_in": other, "deposit": STAFF}.get(kind)
                 or self.authors.of(memo)
             )
@@ -165,26 +167,32 @@ class _Result:
             else:
                 parts.append(self._quote(name, f"a key of {path}"))
                 label = f"{path}[that key]"
-            if _plain({name: item}, ()) and name in (*ACCOUNT_KEYS, *WORDS, "timestamp"):
+            if _plain({name: item}, (), self.authors) and name in (
+                *ACCOUNT_KEYS,
+                *WORDS,
+                "timestamp",
+            ):
                 parts.append(facts(f"{label}: {item}"))
             else:
                 parts += self._item(item, label)
         return parts
 
     def _quote(self, text: str, path: str) -> AnswerPart:
+        if self.authors.is_fact(text):  # a result's label says the system wrote it
+            return facts(f"{path}: {text}")
         writer = self.authors.of(text)
         if writer is None and text in self.literals:
             writer = PROGRAM
         return quoted(text, writer, path)
 
 
-def _writer(value: Any) -> str | None:
-    """A memo's writer as a result or an event names it: account ids (`a or b`) or staff;
+def _writer(value: Any, authors: Authors) -> str | None:
+    """A memo's writer as a result or an event names it: record ids (`a or b`) or staff;
     anything else names no one the code can vouch for."""
     if not isinstance(value, str) or not value:
         return None
     names = value.split(" or ")
-    if all(name == STAFF or not account_problem(name) for name in names):
+    if all(name == STAFF or authors.is_id(name) for name in names):
         return value
     return None
 
@@ -214,12 +222,12 @@ def _scalar(value: Any) -> str | None:
     return None
 
 
-def _plain(value: dict[str, Any], numbers: tuple[str, ...]) -> bool:
+def _plain(value: dict[str, Any], numbers: tuple[str, ...], authors: Authors) -> bool:
     """Every field of a known shape holds what the code may write as its own."""
     for key, item in value.items():
         if key in numbers and _scalar(item) is None:
             return False
-        if key in ACCOUNT_KEYS and item is not None and account_problem(item):
+        if key in ACCOUNT_KEYS and item is not None and not authors.is_id(item):
             return False
         if key in WORDS and item not in WORDS[key]:
             return False
@@ -241,24 +249,24 @@ def _literals(source: str) -> frozenset[str]:
     )
 
 
-def _accounts(proposal: Proposal, outcome: Outcome) -> Iterator[str]:
+def _accounts(proposal: Proposal, outcome: Outcome, authors: Authors) -> Iterator[str]:
     """The accounts whose histories may hold the run's texts: those its calls named (it read
     or wrote them; bounded by the call caps) and those its events changed. A listing's
     owners and a transfer's payer need none: their shape says who wrote them."""
     for call in proposal.preview.calls:
-        yield from _strings(call.arguments)
+        yield from _strings(call.arguments, authors)
     for event in outcome.events:
         if event.account:
             yield event.account
 
 
-def _strings(value: Any) -> Iterator[str]:
+def _strings(value: Any, authors: Authors) -> Iterator[str]:
     if isinstance(value, str):
-        if not account_problem(value):
+        if authors.is_id(value):
             yield value
     elif isinstance(value, dict):
         for item in value.values():
-            yield from _strings(item)
+            yield from _strings(item, authors)
     elif isinstance(value, list):
         for item in value:
-            yield from _strings(item)
+            yield from _strings(item, authors)

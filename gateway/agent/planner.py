@@ -13,10 +13,11 @@ from __future__ import annotations
 
 import json
 
+from application.domains import AgentWords
 from application.principals import PrincipalView
 from application.results import Sheet
 from gateway.agent.config import MAX_TOKENS
-from gateway.agent.prompts import CUT_OFF, FIND_ACTIONS, FIX_FORMAT, NO_MORE_SHEETS, SHEETS
+from gateway.agent.prompts import CUT_OFF, FIX_FORMAT, NO_MORE_SHEETS, SHEETS, find_actions
 from gateway.agent.provider import Completion, Message, Meter, Provider
 from gateway.agent.structured import (
     PlannerReply,
@@ -28,7 +29,7 @@ from gateway.agent.structured import (
 from gateway.core.errors import GatewayError
 from gateway.core.facade import Gateway
 
-__all__ = ["FIND_ACTIONS", "MAX_NAMES", "Planner", "UnusableReplies", "reply_message"]
+__all__ = ["MAX_NAMES", "Planner", "UnusableReplies", "reply_message"]
 
 MAX_NAMES = 20
 
@@ -43,8 +44,14 @@ class UnusableReplies(Exception):  # noqa: N818 - it names what happened, as the
 
 class Planner:
     def __init__(
-        self, gateway: Gateway, provider: Provider, max_sheet_rounds: int, max_tokens: int
+        self,
+        gateway: Gateway,
+        provider: Provider,
+        max_sheet_rounds: int,
+        max_tokens: int,
+        words: AgentWords | None = None,
     ) -> None:
+        self.words = words
         self.gateway = gateway
         self.provider = provider
         self.max_sheet_rounds = max_sheet_rounds
@@ -94,7 +101,7 @@ class Planner:
         if completion.tool_calls:
             raise StructuredOutputError(
                 f"it calls a tool ({completion.tool_calls[0].name}) but there are no tools; "
-                f"ask for sheets with a reply such as {written(FIND_ACTIONS)}"
+                f"ask for sheets with a reply such as {written(find_actions(self.words))}"
             )
         return parse_planner_reply(
             completion.content, may_read_sheets=may_read_sheets, may_ask=may_ask

@@ -22,9 +22,6 @@ SHARED_NAMES = frozenset({"DomainError"})
 
 STILL_BANKED = frozenset(
     {
-        # The agent's facts and authors: account ids, balances.
-        "gateway.agent.authors",
-        "gateway.agent.facts",
         # The read side and its routes: accounts, balances, statements.
         "gateway.core.read_side",
         "gateway.interfaces.http.routes.reads",

@@ -51,7 +51,11 @@ def interactive_chat(
     read_line: ReadLine | None = None,
 ) -> int:
     """Run the chat until the user leaves; the exit status (1 when the agent is unavailable)."""
-    agent = agent or Agent(sluice.gateway, AgentConfig.from_settings(sluice.settings))
+    agent = agent or Agent(
+        sluice.gateway,
+        AgentConfig.from_settings(sluice.settings),
+        domain=sluice.domain,
+    )
     read = read_line or console.input
     if agent.unavailable is not None:
         console.print(Text.assemble(("error:", "red"), " ", shown(agent.unavailable)))

@@ -88,7 +88,9 @@ def create_app(
     app.state.read_side = ReadSide(sluice.gateway, wait_seconds=sluice.read_wait_seconds)
     app.state.request_limiter = request_limiter
     # Answers 503 on use when no model is configured.
-    app.state.agent = Agent(sluice.gateway, AgentConfig.from_settings(settings))
+    app.state.agent = Agent(
+        sluice.gateway, AgentConfig.from_settings(settings), domain=sluice.domain
+    )
     app.state.metrics = metrics.HttpMetrics(sluice)
     problems.install(app)
     for module in (health, metrics, catalog, use_cases, programs, reads, agent, console):
