@@ -401,3 +401,30 @@ def test_the_guide_quotes_the_whole_refusal_of_a_missing_description() -> None:
         "error: --domain library: domain library (library.domain:LIBRARY) could not be loaded: "
         "LendBook.reader: field has no description\n"
     )
+
+
+def test_a_book_lent_since_the_preview_makes_the_confirmation_a_conflict(base: str) -> None:
+    book = new_book(base)
+    source = f'lend_book(book="{book}", reader="bob")\n'
+    proposal = httpx.post(
+        f"{base}/v1/programs",
+        headers=auth("teller"),
+        json={"language": "python", "source": source},
+        timeout=60,
+    ).json()
+    assert call(base, "alice", "lend_book", {"book": book, "reader": "alice"}).status_code == 200
+    before = last_position(base)
+
+    confirmed = httpx.post(
+        f"{base}/v1/programs/{proposal['id']}/confirm",
+        headers=auth("teller"),
+        json={"preview_hash": proposal["preview_hash"]},
+        timeout=60,
+    )
+
+    assert confirmed.status_code == 409, confirmed.text
+    assert confirmed.json()["type"] == "urn:sluice:problem:conflict"
+    assert f"now fails: lend_book: book {book} is already lent to alice" in confirmed.text
+    assert in_guide("the program now fails: lend_book: book hobbit is already lent to alice")
+    assert domain_events_after(base, before) == []
+    assert holder(base, book) == "alice"
