@@ -115,7 +115,9 @@ def new_book(base: str) -> str:
 
 def domain_events_after(base: str, after: int) -> list[tuple[str, str]]:
     """(key, type) of the events after a position, but the runs' own records."""
-    page = httpx.get(f"{base}/v1/events", params={"after": after}, headers=auth("admin"))
+    page = httpx.get(
+        f"{base}/v1/events", params={"after": after}, headers=auth("admin"), timeout=30
+    )
     assert page.status_code == 200, page.text
     return [(e["account"], e["type"]) for e in page.json() if not e["type"].startswith("Run.")]
 
@@ -124,7 +126,10 @@ def last_position(base: str) -> int:
     after = 0
     while True:
         page = httpx.get(
-            f"{base}/v1/events", params={"after": after, "limit": 1000}, headers=auth("admin")
+            f"{base}/v1/events",
+            params={"after": after, "limit": 1000},
+            headers=auth("admin"),
+            timeout=30,
         )
         assert page.status_code == 200, page.text
         if not page.json():
@@ -287,7 +292,13 @@ def test_a_program_is_previewed_and_committed_when_confirmed_by_its_hash(base: s
     assert [c["name"] for c in preview["calls"]] == ["lend_book", "get_book"]
     assert preview["result"] == "bob"
     assert holder(base, "hobbit") is None  # a preview writes nothing
-    listed = httpx.get(f"{base}/v1/programs", headers=auth("teller"), timeout=30)
+    # The inbox is a read model: read it once it holds the proposal's position.
+    listed = httpx.get(
+        f"{base}/v1/programs",
+        params={"min_position": proposal["position"]},
+        headers=auth("teller"),
+        timeout=30,
+    )
     assert listed.status_code == 200, listed.text
     assert proposal["id"] in listed.text  # the inbox lists it
 
@@ -295,6 +306,7 @@ def test_a_program_is_previewed_and_committed_when_confirmed_by_its_hash(base: s
         f"{base}/v1/programs/{proposal['id']}/confirm",
         headers=auth("teller"),
         json={"preview_hash": "0" * 64},
+        timeout=60,
     )
     assert wrong.status_code >= 400
     assert holder(base, "hobbit") is None
