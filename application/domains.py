@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from importlib.metadata import EntryPoint, entry_points
 from typing import TYPE_CHECKING, Any
 
+from application.money_moves import MoneyReader, no_money_moves
 from application.settings_error import SettingsError
 
 if TYPE_CHECKING:
@@ -72,6 +73,8 @@ class Domain:
     # None for an account that exists, the bank's rule; a domain whose customers are ids of
     # its own (the shop's) says which of those are.
     ownable: Callable[[Ledger, str], bool] | None = None
+    # The money a preview's events move, as the inbox and a review show it; by default none.
+    money_moves: MoneyReader = no_money_moves
 
 
 def _entries() -> dict[str, EntryPoint]:

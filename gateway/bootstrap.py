@@ -119,6 +119,7 @@ class Sluice:
             self.caps,
             clock=self.clock,
             trusted_clients=self.trusted_clients,
+            money_moves=self.domain.money_moves,
         )
         # Without a running projector, each direct read brings the views up to date first.
         gateway.queries = ReadModelQueries(
@@ -135,7 +136,7 @@ class Sluice:
     # for a command that needs no more.
     @cached_property
     def operations(self) -> Operations:
-        return Operations(self.ledger)
+        return Operations(self.ledger, self.domain.money_moves)
 
     @cached_property
     def key_admin(self) -> KeyAdmin:

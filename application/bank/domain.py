@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from application.bank import BANK_USE_CASES, DIRECTORY_HEADER
 from application.bank.demo import BANK_DEMO
+from application.bank.money_moves import money_moves
 from application.domains import Domain
 
 BANK = Domain(
@@ -12,4 +13,5 @@ BANK = Domain(
     use_cases=BANK_USE_CASES,
     directory_header=DIRECTORY_HEADER,
     demo=BANK_DEMO,
+    money_moves=money_moves,
 )

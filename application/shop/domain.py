@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 from application.domains import Domain
 from application.shop import DIRECTORY_HEADER, SHOP_USE_CASES
 from application.shop.demo import SHOP_DEMO
+from application.shop.money_moves import money_moves
 
 if TYPE_CHECKING:
     from application.ledger import Ledger
@@ -25,4 +26,5 @@ SHOP = Domain(
     directory_header=DIRECTORY_HEADER,
     demo=SHOP_DEMO,
     ownable=_any_customer,
+    money_moves=money_moves,
 )
