@@ -59,6 +59,20 @@ class Demo:
 
 
 @dataclass(frozen=True)
+class OwnedWords:
+    """What a customer principal owns, in the domain's words (the bank's accounts unless it
+    says otherwise): `many` names them (`a teller owns no accounts`); the refusal of an
+    argument naming one it does not own reads `{use case}: {argument} {id} {not_owned}`,
+    `{principal}` being the principal's name."""
+
+    many: str = "accounts"
+    not_owned: str = "is not an account of principal {principal}"
+
+    def refusal(self, use_case: str, argument: str, value: str, principal: str) -> str:
+        return f"{use_case}: {argument} {value} {self.not_owned.format(principal=principal)}"
+
+
+@dataclass(frozen=True)
 class Domain:
     """A business domain as the gateway serves it."""
 
@@ -75,6 +89,8 @@ class Domain:
     ownable: Callable[[Ledger, str], bool] | None = None
     # The money a preview's events move, as the inbox and a review show it; by default none.
     money_moves: MoneyReader = no_money_moves
+    # What its customers own, in words: the bank's accounts by default.
+    owned_words: OwnedWords = field(default_factory=OwnedWords)
 
 
 def _entries() -> dict[str, EntryPoint]:
@@ -108,4 +124,13 @@ def load(name: str) -> Domain:
     return domain
 
 
-__all__ = ["DEFAULT", "Demo", "DemoPrincipal", "DemoRecord", "Domain", "installed", "load"]
+__all__ = [
+    "DEFAULT",
+    "Demo",
+    "DemoPrincipal",
+    "DemoRecord",
+    "Domain",
+    "OwnedWords",
+    "installed",
+    "load",
+]

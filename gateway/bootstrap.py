@@ -66,7 +66,9 @@ class Sluice:
             if self.read_database_url is None
             else standby_env(self.read_database_url, self.database_url)
         )
-        self.catalog = Catalog(self.domain.directory_header, self.domain.use_cases)
+        self.catalog = Catalog(
+            self.domain.directory_header, self.domain.use_cases, self.domain.owned_words
+        )
         self.caps = caps or settings.caps(use_cases=self.catalog.names)
         self.pool = pool or settings.pool
         # Whose MCP clients may confirm by a form (SLUICE_MCP_TRUSTED_CLIENTS).
