@@ -56,6 +56,9 @@ class Demo:
     records: tuple[DemoRecord, ...] = ()
     principals: tuple[DemoPrincipal, ...] = ()
     present: Callable[[Ledger], Iterable[str]] = _nothing_present
+    # How `sluice demo` says what it made: `opened alice, bob`, or `opened no accounts`.
+    made: str = "opened"
+    made_none: str = "no accounts"
 
 
 @dataclass(frozen=True)
