@@ -19,6 +19,7 @@ from eventsourcing.utils import get_topic
 
 from application.ledger import Ledger
 from application.log import record
+from application.money_moves import MoneyReader, no_money_moves
 from application.read_models.projections import ACCOUNT_TOPICS
 from application.results import RunStory
 from application.runs import story_of
@@ -141,12 +142,13 @@ def as_of(
     }
 
 
-def run_story(ledger: Ledger, run_id: UUID) -> RunStory:
-    """The whole story of one run: request, program, preview, decision, events committed."""
+def run_story(ledger: Ledger, run_id: UUID, money_moves: MoneyReader = no_money_moves) -> RunStory:
+    """The whole story of one run: request, program, preview, decision, events committed;
+    its money read by the served domain's `money_moves`."""
     run: object = ledger.load_record(run_id)
     if not isinstance(run, Run):
         raise LookupError(f"no run {run_id}")
-    return story_of(run, list(ledger.events.get(run_id)))
+    return story_of(run, list(ledger.events.get(run_id)), money_moves)
 
 
 def _account_notifications(ledger: Ledger, account: str) -> list[Notification]:

@@ -15,6 +15,7 @@ from decimal import Decimal
 from importlib.metadata import EntryPoint, entry_points
 from typing import TYPE_CHECKING, Any
 
+from application.money_moves import MoneyReader, no_money_moves
 from application.settings_error import SettingsError
 
 if TYPE_CHECKING:
@@ -56,6 +57,23 @@ class Demo:
     records: tuple[DemoRecord, ...] = ()
     principals: tuple[DemoPrincipal, ...] = ()
     present: Callable[[Ledger], Iterable[str]] = _nothing_present
+    # How `sluice demo` says what it made: `opened alice, bob`, or `opened no accounts`.
+    made: str = "opened"
+    made_none: str = "no accounts"
+
+
+@dataclass(frozen=True)
+class OwnedWords:
+    """What a customer principal owns, in the domain's words (the bank's accounts unless it
+    says otherwise): `many` names them (`a teller owns no accounts`); the refusal of an
+    argument naming one it does not own reads `{use case}: {argument} {id} {not_owned}`,
+    `{principal}` being the principal's name."""
+
+    many: str = "accounts"
+    not_owned: str = "is not an account of principal {principal}"
+
+    def refusal(self, use_case: str, argument: str, value: str, principal: str) -> str:
+        return f"{use_case}: {argument} {value} {self.not_owned.format(principal=principal)}"
 
 
 @dataclass(frozen=True)
@@ -134,6 +152,10 @@ class Domain:
     # How the agent reads who wrote the texts of a record's history; None: a domain whose
     # results' labels say it all (gateway/agent/authors.py).
     agent_histories: AgentHistories | None = None
+    # The money a preview's events move, as the inbox and a review show it; by default none.
+    money_moves: MoneyReader = no_money_moves
+    # What its customers own, in words: the bank's accounts by default.
+    owned_words: OwnedWords = field(default_factory=OwnedWords)
 
 
 def _entries() -> dict[str, EntryPoint]:
@@ -176,6 +198,7 @@ __all__ = [
     "DemoRecord",
     "Domain",
     "HistoryTexts",
+    "OwnedWords",
     "installed",
     "load",
 ]

@@ -13,6 +13,7 @@ from eventsourcing.application import AggregateNotFoundError
 from eventsourcing.persistence import IntegrityError
 
 from application.bank.types import ACCOUNT_PATTERN, ACCOUNT_RULE, account_problem
+from application.domains import OwnedWords
 from application.ledger import Ledger
 from application.permissions import DECIDING_SCOPES, ROLES, SCOPED_ROLES, SCOPES, Role, Scope
 from domain.account import account_id
@@ -91,11 +92,12 @@ def register(
     key: str | None = None,
     expires_at: datetime | None = None,
     ownable: Callable[[Ledger, str], bool] | None = None,
+    words: OwnedWords | None = None,
 ) -> str:
     """Register a principal and issue its key; the key is returned once and never stored.
 
     What it owns must be accounts that exist, or, with `ownable` (the domain's), ids it
-    accepts."""
+    accepts; `words` name them as the domain does (accounts when it gives none)."""
     owned = list(dict.fromkeys(owns))
     _check_scope(scope)
     _check_expiry(expires_at)
@@ -104,7 +106,8 @@ def register(
     if role not in ROLES:
         raise PrincipalError(f"role {role!r} is not one of {', '.join(ROLES)}")
     if owned and role not in SCOPED_ROLES:
-        raise PrincipalError(f"a {role} owns no accounts; only a customer does")
+        owned_things = "accounts" if words is None else words.many
+        raise PrincipalError(f"a {role} owns no {owned_things}; only a customer does")
     for account in owned:
         problem = account_problem(account)
         if problem:

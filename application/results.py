@@ -13,7 +13,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from application.bank.money_moves import MoneyMove
+from application.money_moves import MoneyMove
 
 HASH_EXAMPLE = "9f2c" + "0" * 60
 

@@ -12,7 +12,7 @@ from typing import Any, TypeVar, cast
 
 from eventsourcing.domain import AggregateEvent
 
-from application.bank.money_moves import money_moves
+from application.money_moves import MoneyReader, no_money_moves
 from application.results import (
     HistoryEntry,
     Outcome,
@@ -54,12 +54,15 @@ def preview_of(run: Run) -> Preview:
     return Preview.model_validate(run.preview)
 
 
-def proposal_of(run: Run) -> Proposal:
-    """The run as a proposal, with its outcome."""
-    return _as(Proposal, run)
+def proposal_of(run: Run, money_moves: MoneyReader = no_money_moves) -> Proposal:
+    """The run as a proposal, with its outcome; `money_moves` is the served domain's
+    reading of the money its events move."""
+    return _as(Proposal, run, money_moves)
 
 
-def story_of(run: Run, events: Sequence[object]) -> RunStory:
+def story_of(
+    run: Run, events: Sequence[object], money_moves: MoneyReader = no_money_moves
+) -> RunStory:
     """The run as a proposal with its outcome, and the history its own `events` tell."""
     history = [
         HistoryEntry(
@@ -68,10 +71,10 @@ def story_of(run: Run, events: Sequence[object]) -> RunStory:
         for e in events
         if isinstance(e, AggregateEvent)
     ]
-    return _as(RunStory, run, history=history, committed_events=run.committed_events)
+    return _as(RunStory, run, money_moves, history=history, committed_events=run.committed_events)
 
 
-def _as(kind: type[P], run: Run, **more: Any) -> P:
+def _as(kind: type[P], run: Run, money_moves: MoneyReader, **more: Any) -> P:
     via = None if run.proposed_via is None else ProposedVia.model_validate(run.proposed_via)
     return kind(
         id=str(run.id),
@@ -93,14 +96,15 @@ def _as(kind: type[P], run: Run, **more: Any) -> P:
         error=run.error,
         outcome=outcome_of(run),
         proposed_via=via,
-        **described(run, via),
+        **described(run, via, money_moves),
         **more,
     )
 
 
-def described(run: Run, via: ProposedVia | None) -> dict[str, Any]:
+def described(run: Run, via: ProposedVia | None, money_moves: MoneyReader) -> dict[str, Any]:
     """What a person deciding reads first, the same on every interface: who proposed it,
-    whose words its request is, the money it moves, and whether it only reads."""
+    whose words its request is, the money it moves (as the domain's `money_moves` reads its
+    events), and whether it only reads."""
     events = run.preview.get("events", [])
     return {
         "proposed_by": proposer_words(run.principal, via),

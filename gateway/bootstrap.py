@@ -66,7 +66,9 @@ class Sluice:
             if self.read_database_url is None
             else standby_env(self.read_database_url, self.database_url)
         )
-        self.catalog = Catalog(self.domain.directory_header, self.domain.use_cases)
+        self.catalog = Catalog(
+            self.domain.directory_header, self.domain.use_cases, self.domain.owned_words
+        )
         self.caps = caps or settings.caps(use_cases=self.catalog.names)
         self.pool = pool or settings.pool
         # Whose MCP clients may confirm by a form (SLUICE_MCP_TRUSTED_CLIENTS).
@@ -119,6 +121,7 @@ class Sluice:
             self.caps,
             clock=self.clock,
             trusted_clients=self.trusted_clients,
+            money_moves=self.domain.money_moves,
         )
         # Without a running projector, each direct read brings the views up to date first.
         gateway.queries = ReadModelQueries(
@@ -135,7 +138,7 @@ class Sluice:
     # for a command that needs no more.
     @cached_property
     def operations(self) -> Operations:
-        return Operations(self.ledger)
+        return Operations(self.ledger, self.domain.money_moves)
 
     @cached_property
     def key_admin(self) -> KeyAdmin:

@@ -6,6 +6,7 @@ from application.bank import BANK_USE_CASES, DIRECTORY_HEADER
 from application.bank.agent_histories import BANK_HISTORIES
 from application.bank.agent_words import BANK_WORDS
 from application.bank.demo import BANK_DEMO
+from application.bank.money_moves import money_moves
 from application.domains import Domain
 
 BANK = Domain(
@@ -16,4 +17,5 @@ BANK = Domain(
     demo=BANK_DEMO,
     agent_words=BANK_WORDS,
     agent_histories=BANK_HISTORIES,
+    money_moves=money_moves,
 )

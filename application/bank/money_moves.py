@@ -1,9 +1,10 @@
-"""The money a bank program moves, read from the events its preview would append.
+"""The money a bank program moves, read from the events its preview would append: the
+bank's `Domain.money_moves`.
 
-One function, so that the inbox, the review page, `sluice proposals` and the MCP tools all
-say the same thing: who pays, who is paid, how much, in which currency. A transfer is two
-events (debit and credit) and one move; a deposit is money coming in (no payer), a
-withdrawal money going out (no payee).
+A transfer is two events (debit and credit) and one move; a deposit is money coming in (no
+payer), a withdrawal money going out (no payee). `MoneyMove` and `move_words` are the
+generic ones of application/money_moves.py, named here too for the modules that still take
+them from the bank.
 """
 
 from __future__ import annotations
@@ -11,20 +12,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
-
+from application.money_moves import MoneyMove, move_words
 from domain.account import CURRENCY
-
-
-class MoneyMove(BaseModel):
-    """One movement of money, as a person deciding on it reads it."""
-
-    model_config = ConfigDict(frozen=True)
-
-    payer: str | None = Field(description="The account paying; null for a deposit.")
-    payee: str | None = Field(description="The account paid; null for a withdrawal.")
-    amount: str = Field(description="Two-place text, as all money on the wire.")
-    currency: str
 
 
 def money_moves(events: Iterable[Mapping[str, Any]]) -> list[MoneyMove]:
@@ -48,11 +37,4 @@ def money_moves(events: Iterable[Mapping[str, Any]]) -> list[MoneyMove]:
     return moves
 
 
-def move_words(move: MoneyMove) -> str:
-    """`alice pays bob 10.00 EUR`, `20.00 EUR paid into carla`, `5.00 EUR taken out of bob`."""
-    money = f"{move.amount} {move.currency}"
-    if move.payer and move.payee:
-        return f"{move.payer} pays {move.payee} {money}"
-    if move.payee:
-        return f"{money} paid into {move.payee}"
-    return f"{money} taken out of {move.payer}"
+__all__ = ["MoneyMove", "money_moves", "move_words"]

@@ -57,4 +57,7 @@ SHOP_DEMO = Demo(
     ),
     principals=DEMO_PRINCIPALS,
     present=_products_added,
+    # `added tea-green, tea-green:stock, ...`: each product, then its first stock.
+    made="added",
+    made_none="no products",
 )

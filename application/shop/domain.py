@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from application.domains import Domain
+from application.domains import Domain, OwnedWords
 from application.shop import DIRECTORY_HEADER, SHOP_USE_CASES
 from application.shop.agent_words import SHOP_WORDS
 from application.shop.demo import SHOP_DEMO
+from application.shop.money_moves import money_moves
 
 if TYPE_CHECKING:
     from application.ledger import Ledger
@@ -27,4 +28,9 @@ SHOP = Domain(
     demo=SHOP_DEMO,
     ownable=_any_customer,
     agent_words=SHOP_WORDS,
+    money_moves=money_moves,
+    # A customer principal owns customer ids: the ones it may order as.
+    owned_words=OwnedWords(
+        many="customers", not_owned="is not one of principal {principal}'s customers"
+    ),
 )

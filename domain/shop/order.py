@@ -55,14 +55,18 @@ class Order(Aggregate):
         lines: list[dict[str, Any]]
         total: Decimal
 
+    # A payment and a refund name the customer: who pays the shop, or whom it pays back,
+    # reads from the event alone (a preview of paying an order shows no Placed event).
     class Paid(Aggregate.Event):
         amount: Decimal
+        customer: str
 
     class Shipped(Aggregate.Event):
         pass
 
     class Cancelled(Aggregate.Event):
         refunded: Decimal
+        customer: str
 
     @staticmethod
     def id_for(key: str) -> UUID:
@@ -109,7 +113,7 @@ class Order(Aggregate):
             raise OrderStatusError(self.order, self.status, "paid")
         if amount != self.total:
             raise PaymentMismatchError(self.order, fmt(self.total), fmt(amount))
-        self._paid(amount)
+        self._paid(amount, self.customer)
 
     def ship(self) -> None:
         if self.status != PAID:
@@ -122,10 +126,10 @@ class Order(Aggregate):
             raise OrderStatusError(self.order, self.status, "cancelled")
         if refund != self.paid:
             raise PaymentMismatchError(self.order, fmt(self.paid), fmt(refund), "refund")
-        self._cancelled(self.paid)
+        self._cancelled(self.paid, self.customer)
 
     @event(Paid)
-    def _paid(self, amount: Decimal) -> None:
+    def _paid(self, amount: Decimal, customer: str) -> None:
         self.paid = amount
         self.status = PAID
 
@@ -134,5 +138,5 @@ class Order(Aggregate):
         self.status = SHIPPED
 
     @event(Cancelled)
-    def _cancelled(self, refunded: Decimal) -> None:
+    def _cancelled(self, refunded: Decimal, customer: str) -> None:
         self.status = REFUNDED if refunded > 0 else CANCELLED

@@ -6,6 +6,7 @@ from collections.abc import Iterable, Sequence
 from functools import cached_property
 from typing import Any
 
+from application.domains import OwnedWords
 from application.results import Sheet
 from application.use_case import UseCase
 from gateway.core.program.static_check import ProgramRules
@@ -21,8 +22,16 @@ class UnknownUseCaseError(LookupError):
 
 
 class Catalog:
-    def __init__(self, header: str, use_cases: Iterable[type[UseCase[Any]]]) -> None:
+    def __init__(
+        self,
+        header: str,
+        use_cases: Iterable[type[UseCase[Any]]],
+        owned_words: OwnedWords | None = None,
+    ) -> None:
+        """`owned_words`: what the arguments its use cases mark `Owned` name, in the
+        domain's words (`Domain.owned_words`); the bank's accounts by default."""
         self.header = header
+        self.owned_words = OwnedWords() if owned_words is None else owned_words
         self._by_name: dict[str, type[UseCase[Any]]] = {}
         for use_case in use_cases:
             if use_case.name in self._by_name:
@@ -60,7 +69,8 @@ class Catalog:
     def only(self, names: Iterable[str]) -> Catalog:
         """The same catalog restricted to some use cases, in the same order."""
         keep = set(names)
-        return Catalog(self.header, [u for u in self._by_name.values() if u.name in keep])
+        kept = [u for u in self._by_name.values() if u.name in keep]
+        return Catalog(self.header, kept, self.owned_words)
 
     @cached_property
     def program_rules(self) -> ProgramRules:

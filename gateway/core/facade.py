@@ -23,6 +23,7 @@ from application.event_json import plain
 from application.executor import execute
 from application.key_cache import KeyCache
 from application.ledger import Ledger
+from application.money_moves import MoneyReader, no_money_moves
 from application.principals import PrincipalView
 from application.read_models.queries import ReadModelQueries
 from application.results import Outcome, Proposal, Sheet
@@ -82,9 +83,12 @@ class Gateway:
         clock: Clock = utc_now,
         *,
         trusted_clients: Collection[str] = frozenset(),
+        money_moves: MoneyReader = no_money_moves,
     ) -> None:
         """`trusted_clients`: the principals whose MCP clients the operator trusts to show
-        the person a confirmation form (SLUICE_MCP_TRUSTED_CLIENTS); by default none."""
+        the person a confirmation form (SLUICE_MCP_TRUSTED_CLIENTS); by default none.
+        `money_moves`: the served domain's reading of the money a preview's events move
+        (`Domain.money_moves`), which every proposal shown states."""
         self.ledger = ledger
         self.catalog = catalog
         self.caps = caps
@@ -98,8 +102,11 @@ class Gateway:
         self.keys = KeyCache(ledger)
         # The operator's commands: principals and keys, and the store's log and audit.
         self.key_admin = KeyAdmin(ledger)
-        self.operations = Operations(ledger)
-        self.proposals = Proposals(ledger, catalog, runner, caps, clock, running=self._rerun)
+        self.money_moves = money_moves
+        self.operations = Operations(ledger, money_moves)
+        self.proposals = Proposals(
+            ledger, catalog, runner, caps, clock, running=self._rerun, money_moves=money_moves
+        )
         # The agent's conversations, read and written through the same policy.
         self.conversations = Conversations(ledger)
         # Direct reads are answered from the read models when they are wired in.

@@ -16,7 +16,7 @@ from uuid import UUID
 
 from pydantic import Field
 
-from application.bank.money_moves import MoneyMove
+from application.money_moves import MoneyMove, MoneyReader
 from application.principals import PrincipalView
 from application.results import ProposedVia, Result, RunStatus
 from application.runs import described
@@ -95,7 +95,7 @@ class Inbox:
             assert isinstance(run, Run)
             if status == PENDING and (run.status != PENDING or now >= run.expires_at):
                 continue  # decided since the read model's row, or its time ran out
-            items.append(_summary(run, row.position))
+            items.append(_summary(run, row.position, self.gateway.money_moves))
         more = len(rows) > limit
         next_cursor = encode_cursor(_list(status), seen[-1].position) if more else None
         return Page[ProposalSummary](items=items, next_cursor=next_cursor)
@@ -106,14 +106,14 @@ def _list(status: str | None) -> str:
     return f"{LIST}:{status or 'all'}"
 
 
-def _summary(run: Run, position: int) -> ProposalSummary:
+def _summary(run: Run, position: int, money_moves: MoneyReader) -> ProposalSummary:
     via = None if run.proposed_via is None else ProposedVia.model_validate(run.proposed_via)
     return ProposalSummary(
         id=str(run.id),
         status=cast(RunStatus, run.status),
         principal=run.principal,
         proposed_via=via,
-        **described(run, via),
+        **described(run, via, money_moves),
         kind=run.kind,
         language=run.language,
         request=run.request,

@@ -10,6 +10,7 @@ from collections.abc import Callable, Iterable
 from datetime import datetime
 
 from application import principals
+from application.domains import OwnedWords
 from application.key_list import KeyRow, list_keys, list_principals, revoke_all, revoke_by_id
 from application.ledger import Ledger
 from application.principals import PrincipalView
@@ -31,11 +32,20 @@ class KeyAdmin:
         scope: str = "human",
         expires_at: datetime | None = None,
         ownable: Callable[[Ledger, str], bool] | None = None,
+        words: OwnedWords | None = None,
     ) -> str:
         """A new principal and its first key (returned once); what it owns is checked by the
-        domain's `ownable` rule (accounts that exist, when the domain gives none)."""
+        domain's `ownable` rule (accounts that exist, when the domain gives none), and named
+        in its `words`."""
         return principals.register(
-            self._ledger, name, role, owns, scope=scope, expires_at=expires_at, ownable=ownable
+            self._ledger,
+            name,
+            role,
+            owns,
+            scope=scope,
+            expires_at=expires_at,
+            ownable=ownable,
+            words=words,
         )
 
     def issue_key(self, name: str, *, scope: str, expires_at: datetime | None = None) -> str:

@@ -17,6 +17,7 @@ from uuid import UUID
 from application import audit
 from application.ledger import Ledger
 from application.log import follow, read_log
+from application.money_moves import MoneyReader, no_money_moves
 from application.read_models.replay import Replay
 from application.read_models.service import ReadModels
 from application.results import RunStory
@@ -26,8 +27,10 @@ from application.verify import Check, verify
 class Operations:
     """The operator's questions of one ledger."""
 
-    def __init__(self, ledger: Ledger) -> None:
+    def __init__(self, ledger: Ledger, money_moves: MoneyReader = no_money_moves) -> None:
         self._ledger = ledger
+        # The served domain's reading of the money a run's events move.
+        self._money_moves = money_moves
 
     def log_position(self) -> int | None:
         """The position of the log's last event (None or 0: the log is empty); asking it is
@@ -52,7 +55,7 @@ class Operations:
 
     def run_story(self, run_id: UUID) -> RunStory:
         """The whole story of one run."""
-        return audit.run_story(self._ledger, run_id)
+        return audit.run_story(self._ledger, run_id, self._money_moves)
 
     def event_at(self, position: int) -> dict[str, Any] | None:
         """One event of the log with the run behind it; None when there is none there."""

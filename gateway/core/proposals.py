@@ -23,6 +23,7 @@ from eventsourcing.persistence import IntegrityError, Recording
 from application import event_codec
 from application.inert_text import clip
 from application.ledger import Ledger
+from application.money_moves import MoneyReader, no_money_moves
 from application.principals import PrincipalView
 from application.results import Outcome, Preview, Proposal
 from application.runs import outcome_of, preview_of, proposal_of
@@ -65,8 +66,11 @@ class Proposals:
         clock: Clock = utc_now,
         *,
         running: Running | None = None,
+        money_moves: MoneyReader = no_money_moves,
     ) -> None:
         self.ledger = ledger
+        # The served domain's reading of the money a preview's events move.
+        self.money_moves = money_moves
         self.catalog = catalog
         self.runner = runner
         self.caps = caps
@@ -100,14 +104,14 @@ class Proposals:
         if not preview.writes and self.caps.complete_reads_at_once:
             run.confirm(principal.name)
             run.commit([])
-        placed = _placed(proposal_of(run), self.ledger.save(run))
+        placed = _placed(proposal_of(run, self.money_moves), self.ledger.save(run))
         if run.status == PENDING:
             self.proposed_here.put(run)
         return placed
 
     def get(self, principal: PrincipalView, run_id: str) -> Proposal:
         run = self._load(principal, run_id, reading=True)
-        shown = proposal_of(run)
+        shown = proposal_of(run, self.money_moves)
         if run.status == PENDING and self.clock() >= run.expires_at:
             # Past its time, a proposal reads as expired before anyone records it so.
             outcome = shown.outcome.model_copy(update={"status": EXPIRED})
@@ -125,7 +129,7 @@ class Proposals:
         run = self._load(principal, run_id)
         self._check_open(run)
         if not moved_since_preview(self.ledger, run):
-            return proposal_of(run).model_copy(update={"moved_since_preview": []})
+            return proposal_of(run, self.money_moves).model_copy(update={"moved_since_preview": []})
         with self.running(principal) if self.running else nullcontext():
             preview, steps = self._preview(principal, run.language, run.source)
         if preview.ok:
@@ -186,7 +190,7 @@ class Proposals:
                 recordings = self.ledger.save(run)
             except IntegrityError:
                 continue  # another request changed the run first: read it again
-            return _placed(proposal_of(run), recordings)
+            return _placed(proposal_of(run, self.money_moves), recordings)
         raise _busy(run_id)
 
     # Inside.
@@ -364,7 +368,7 @@ class Proposals:
                 f"preview_hash {preview_hash[:12]}... is not the current preview of "
                 f"proposal {run.id}; nothing was written; review the current preview and "
                 "confirm its hash",
-                proposal_of(run),
+                proposal_of(run, self.money_moves),
                 kind="wrong-preview-hash",
             )
         return None
@@ -407,7 +411,7 @@ class Proposals:
             settled = self._settled(run, preview_hash)
             if settled is not None:
                 return settled
-        raise StaleProposalError(message, proposal_of(run), refusal=refusal)
+        raise StaleProposalError(message, proposal_of(run, self.money_moves), refusal=refusal)
 
 
 def _placed(answer: A, recordings: Sequence[Recording[UUID]]) -> A:

@@ -236,7 +236,7 @@ class ReadSide:
             raise _not_an_auditor(principal, "runs")
         run_id = self.gateway.run_id(principal, run_id)
         try:
-            return run_story(self.gateway.ledger, UUID(run_id))
+            return run_story(self.gateway.ledger, UUID(run_id), self.gateway.money_moves)
         except (ValueError, LookupError, AggregateNotFoundError):
             raise GatewayError("not-found", f"no run {run_id}") from None
 

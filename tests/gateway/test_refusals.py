@@ -15,6 +15,7 @@ import pytest
 
 import domain.conversation
 import domain.run
+import domain.shop.errors
 from application.principals import PrincipalView
 from domain.errors import AccountNotFoundError, DomainError, InsufficientFundsError
 from gateway.core.errors import GatewayError, refusal_name
@@ -110,8 +111,9 @@ def _domain_errors(base: type[DomainError]) -> list[type[DomainError]]:
 
 
 def test_every_domain_refusal_has_a_stable_name() -> None:
-    # Imported for their refusals: the domain's other modules that define one.
-    assert domain.run and domain.conversation
+    # Imported for their refusals: the domain's other modules that define one, and the
+    # shop's (imported here, the set does not hang on whether a shop test ran first).
+    assert domain.run and domain.conversation and domain.shop.errors
 
     names = {cls.__name__: refusal_name(cls) for cls in _domain_errors(DomainError)}
 
@@ -127,4 +129,15 @@ def test_every_domain_refusal_has_a_stable_name() -> None:
         "SameAccountError": "same-account",
         "ProposalEndedError": "proposal-ended",
         "TurnNotAnswerableError": "turn-not-answerable",
+        "ProductNotFoundError": "product-not-found",
+        "ProductExistsError": "product-exists",
+        "OutOfStockError": "out-of-stock",
+        "InvalidQuantityError": "invalid-quantity",
+        "InvalidPriceError": "invalid-price",
+        "OrderNotFoundError": "order-not-found",
+        "OrderExistsError": "order-exists",
+        "OrderStatusError": "order-status",
+        "PaymentMismatchError": "payment-mismatch",
+        "CatalogueNotFoundError": "catalogue-not-found",
+        "CatalogueExistsError": "catalogue-exists",
     }

@@ -35,7 +35,9 @@ class PrincipalGuard:
                 line, column = (where.line, where.column) if where else (None, None)
                 raise ProgramError("denied", denial(self.principal, name), line, column)
         for call in shape.calls:
-            refusal = ownership_refusal(self.principal, self.catalog.get(call.name), call.literals)
+            refusal = ownership_refusal(
+                self.principal, self.catalog.get(call.name), call.literals, self.catalog.owned_words
+            )
             if refusal:
                 raise ProgramError("denied", refusal, call.line, call.column)
 
@@ -44,7 +46,9 @@ class PrincipalGuard:
         kind = type(use_case)
         if not may_call(self.principal, kind):
             raise CallRefusedError(denial(self.principal, kind.name), "denied")
-        refusal = ownership_refusal(self.principal, kind, use_case.model_dump())
+        refusal = ownership_refusal(
+            self.principal, kind, use_case.model_dump(), self.catalog.owned_words
+        )
         if refusal:
             raise CallRefusedError(refusal, "denied")
         limit = self.caps.calls_allowed(kind)

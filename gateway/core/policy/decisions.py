@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Collection
 from typing import Any
 
+from application.domains import OwnedWords
 from application.permissions import AUDITORS
 from application.principals import PrincipalView
 from application.use_case import UseCase
@@ -31,13 +32,21 @@ def may_call_directly(principal: PrincipalView, use_case: type[UseCase[Any]]) ->
     return may_call(principal, use_case) and (use_case.kind == "read" or principal.decides)
 
 
+# What a principal owns, in words, when no domain says: the bank's accounts.
+ACCOUNTS = OwnedWords()
+
+
 def ownership_refusal(
-    principal: PrincipalView, use_case: type[UseCase[Any]], arguments: dict[str, Any]
+    principal: PrincipalView,
+    use_case: type[UseCase[Any]],
+    arguments: dict[str, Any],
+    words: OwnedWords = ACCOUNTS,
 ) -> str | None:
     """Why these arguments name an account the principal may not act on, or None.
 
     Only a scoped principal (a customer) is held to the accounts it owns, and only in the
-    arguments its use case declares as owned."""
+    arguments its use case declares as owned. The refusal names what it owns in `words`,
+    the served domain's (`Domain.owned_words`)."""
     if not principal.scoped:
         return None
     for argument in use_case.owned:
@@ -47,17 +56,20 @@ def ownership_refusal(
         if not isinstance(account, str) or unprintable(account) is not None:
             continue
         if account not in principal.owns:
-            return ownership_denial(principal, use_case.name, argument, account)
+            return ownership_denial(principal, use_case.name, argument, account, words)
     return None
 
 
 def call_refusal(
-    principal: PrincipalView, use_case: type[UseCase[Any]], arguments: dict[str, Any]
+    principal: PrincipalView,
+    use_case: type[UseCase[Any]],
+    arguments: dict[str, Any],
+    words: OwnedWords = ACCOUNTS,
 ) -> str | None:
     """Why the principal may not make this call, or None: its role, then its accounts."""
     if not may_call(principal, use_case):
         return denial(principal, use_case.name)
-    return ownership_refusal(principal, use_case, arguments)
+    return ownership_refusal(principal, use_case, arguments, words)
 
 
 def visible_accounts(principal: PrincipalView) -> frozenset[str] | None:
@@ -69,8 +81,15 @@ def denial(principal: PrincipalView, name: str) -> str:
     return f"{name} is not allowed for principal {principal.name}"
 
 
-def ownership_denial(principal: PrincipalView, name: str, argument: str, account: str) -> str:
-    return f"{name}: {argument} {account} is not an account of principal {principal.name}"
+def ownership_denial(
+    principal: PrincipalView,
+    name: str,
+    argument: str,
+    account: str,
+    words: OwnedWords = ACCOUNTS,
+) -> str:
+    """`transfer: payer bob is not an account of principal alice`, in the domain's words."""
+    return words.refusal(name, argument, account, principal.name)
 
 
 # Proposals and runs.

@@ -264,7 +264,8 @@ def demo() -> None:
         where = redacted(sluice.database_url)
         seeded = sluice.domain.demo
     if opened or registered:
-        typer.echo(f"Demo data in {where}: opened {', '.join(opened) or 'no accounts'}, "
+        made = ", ".join(opened) or seeded.made_none  # in the domain's words
+        typer.echo(f"Demo data in {where}: {seeded.made} {made}, "
                    f"registered {', '.join(registered) or 'no principals'}")  # fmt: skip
     else:
         typer.echo(f"The demo data is already in {where}; nothing changed")

@@ -11,7 +11,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from application.bank.money_moves import move_words
+from application.money_moves import move_words
 from application.principals import PrincipalView
 from application.results import proposer_words
 from gateway.bootstrap import Sluice

@@ -75,6 +75,7 @@ def principal_add(
                 scope=scope,
                 expires_at=expires_at,
                 ownable=sluice.domain.ownable,
+                words=sluice.domain.owned_words,
             )
         except PrincipalError as error:
             _usage_error(str(error))

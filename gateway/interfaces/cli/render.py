@@ -17,8 +17,8 @@ from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
-from application.bank.money_moves import move_words
 from application.inert_text import inert, inert_json
+from application.money_moves import move_words
 from application.results import Preview, Proposal
 from gateway.core.origins_shown import origin_lines
 from gateway.interfaces.cli.report import RunReport
