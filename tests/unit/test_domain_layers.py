@@ -26,10 +26,6 @@ STILL_BANKED = frozenset(
         "gateway.core.read_side",
         "gateway.interfaces.http.routes.reads",
         "gateway.interfaces.http.schemas",
-        # MCP's proposals shown as the money they move: MoneyMove and move_words, which
-        # application.money_moves holds now.
-        "gateway.interfaces.mcp.confirmation",
-        "gateway.interfaces.mcp.shown",
         # The cap on money moved, and amounts withheld from a program's answer.
         "gateway.core.policy.caps",
         "gateway.core.program.withheld",

@@ -27,8 +27,8 @@ from mcp_types import (
 )
 from mcp_types.version import is_version_at_least
 
-from application.bank.money_moves import move_words
 from application.inert_text import inert
+from application.money_moves import move_words
 from application.results import Proposal
 from gateway.core.origins_shown import origin_lines
 

@@ -6,7 +6,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from application.bank.money_moves import MoneyMove
+from application.money_moves import MoneyMove
 from application.results import EventRecord, Preview, Proposal, ProposedVia, Sheet
 
 NO_CONSOLE = (
