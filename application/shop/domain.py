@@ -31,6 +31,10 @@ SHOP = Domain(
     money_moves=money_moves,
     # A customer principal owns customer ids: the ones it may order as.
     owned_words=OwnedWords(
-        many="customers", not_owned="is not one of principal {principal}'s customers"
+        many="customers",
+        not_owned="is not one of principal {principal}'s customers",
+        an_id="a customer id",
+        records="orders and products",
+        record="order",
     ),
 )

@@ -387,21 +387,21 @@ class Proposals:
         # A fresh preview is a run of the program, and is stored.
         with self.running(principal) if self.running else nullcontext():
             preview, steps = self._preview(principal, run.language, run.source)
-        refusal = None
+        refusal, records = None, self.catalog.owned_words.records
         if not preview.ok:
             assert preview.error is not None
             error = at_step(preview.error, steps) if steps else preview.error
             refusal = error.refusal
             run.fail(f"conflict: the store moved on and the program now fails: {error}")
             message = (
-                f"the accounts changed since the preview and the program now fails: {error}; "
+                f"the {records} changed since the preview and the program now fails: {error}; "
                 "nothing was written"
             )
         else:
             run.repreview(**self._recorded_preview(principal, run.language, run.source, preview))
             message = (
-                "the accounts this program read or wrote changed since the preview; nothing was "
-                "written; here is a fresh preview to confirm"
+                f"the {records} this program read or wrote changed since the preview; nothing "
+                "was written; here is a fresh preview to confirm"
             )
         try:
             self.ledger.save(run)
