@@ -80,6 +80,9 @@ class OwnedWords:
     an_id: str = "an account id"
     records: str = "accounts"
     record: str = "account"
+    # The owned id a record (an aggregate of the domain) belongs to, when it is not itself
+    # one: a customer sees the versions of its own such records (`UnitOfWork.event_json`).
+    owner_of: Callable[[object], str | None] = field(default=lambda _record: None)
 
     def refusal(self, use_case: str, argument: str, value: str, principal: str) -> str:
         return f"{use_case}: {argument} {value} {self.not_owned.format(principal=principal)}"

@@ -201,7 +201,11 @@ class Proposals:
         if language not in LANGUAGES:
             raise GatewayError("bad-request", f"language {language!r} is not one of python, plan")
         guard = PrincipalGuard(principal, self.catalog, self.caps)
-        uow = UnitOfWork(self.ledger, visible=visible_accounts(principal))
+        uow = UnitOfWork(
+            self.ledger,
+            visible=visible_accounts(principal),
+            owner_of=self.catalog.owned_words.owner_of,
+        )
         if language == "python":
             return self.runner.preview(source, guard=guard, uow=uow), 0
         try:
