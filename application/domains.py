@@ -60,6 +60,9 @@ class Demo:
     # How `sluice demo` says what it made: `opened alice, bob`, or `opened no accounts`.
     made: str = "opened"
     made_none: str = "no accounts"
+    # A read use case with no required argument that `sluice serve --demo` shows called over
+    # HTTP as a first try; None: the bank's `GET /v1/accounts`.
+    try_read: str | None = None
 
 
 @dataclass(frozen=True)
@@ -67,10 +70,19 @@ class OwnedWords:
     """What a customer principal owns, in the domain's words (the bank's accounts unless it
     says otherwise): `many` names them (`a teller owns no accounts`); the refusal of an
     argument naming one it does not own reads `{use case}: {argument} {id} {not_owned}`,
-    `{principal}` being the principal's name."""
+    `{principal}` being the principal's name. `an_id` names a well-formed id of one (`'Dan'
+    is not an account id`); `records`, what a program reads and writes, as a refused commit
+    says they changed since its preview, and `record` one of them, as the agent's reasons
+    for withholding a sentence name it (`states an account's figure`)."""
 
     many: str = "accounts"
     not_owned: str = "is not an account of principal {principal}"
+    an_id: str = "an account id"
+    records: str = "accounts"
+    record: str = "account"
+    # The owned id a record (an aggregate of the domain) belongs to, when it is not itself
+    # one: a customer sees the versions of its own such records (`UnitOfWork.event_json`).
+    owner_of: Callable[[object], str | None] = field(default=lambda _record: None)
 
     def refusal(self, use_case: str, argument: str, value: str, principal: str) -> str:
         return f"{use_case}: {argument} {value} {self.not_owned.format(principal=principal)}"

@@ -109,7 +109,7 @@ def register(
         owned_things = "accounts" if words is None else words.many
         raise PrincipalError(f"a {role} owns no {owned_things}; only a customer does")
     for account in owned:
-        problem = account_problem(account)
+        problem = account_problem(account, "an account id" if words is None else words.an_id)
         if problem:
             raise PrincipalError(f"owns: {problem}")
         if ownable is not None:

@@ -14,7 +14,7 @@ named by their key where an account's would be named by its id.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar, cast
 from uuid import UUID
@@ -74,10 +74,14 @@ class UnitOfWork:
         visible: frozenset[str] | None = None,
         as_cached: bool = False,
         turns: bool = False,
+        owner_of: Callable[[object], str | None] | None = None,
     ) -> None:
         self.ledger = ledger
         # The accounts a listing may show: a customer's own, or all (None).
         self.visible = visible
+        # The owned id an aggregate of the domain belongs to (`OwnedWords.owner_of`): its
+        # events are the principal's to see whole when that id is visible.
+        self.owner_of = owner_of
         # Accounts as this process last saw them, without asking the store (see
         # `Ledger.load_account`): only for a write whose caller does it again on the stored
         # state when it conflicts, is refused, or changes nothing (see Gateway.call).
@@ -252,12 +256,22 @@ class UnitOfWork:
     def event_json(self, event: AggregateEvent, position: int | None = None) -> dict[str, Any]:
         """The event as this work's principal may see it. On an account outside `visible`
         (another customer's, credited by a transfer) the version is not shown: it would
-        tell how many movements that account has had."""
+        tell how many movements that account has had. A record the domain says belongs to
+        a visible id (`owner_of`: a customer's order) is shown whole."""
         name = self.account_name(event.originator_id)
         shown = event_json(event, name, position)
-        if self.visible is not None and name not in self.visible:
+        if self.visible is not None and not self._seen_whole(event.originator_id, name):
             shown["version"] = None
         return shown
+
+    def _seen_whole(self, originator_id: UUID, name: str) -> bool:
+        assert self.visible is not None
+        if name in self.visible:
+            return True
+        aggregate = self._aggregates.get(originator_id)
+        if self.owner_of is None or aggregate is None:
+            return False
+        return self.owner_of(aggregate) in self.visible
 
     def read_versions(self) -> dict[UUID, int]:
         """Versions of what was read but not written (0: read as absent): the commit's guard."""

@@ -27,12 +27,13 @@ OWNER_LENGTH = 100
 _ACCOUNT_RE = re.compile(ACCOUNT_PATTERN)
 
 
-def account_problem(value: object) -> str | None:
-    """Why `value` is not an account id, quoted escaped; None when it is one."""
+def account_problem(value: object, called: str = "an account id") -> str | None:
+    """Why `value` is not an account id (or an id of the same form, `called` as a domain
+    calls it), quoted escaped; None when it is one."""
     if isinstance(value, str) and _ACCOUNT_RE.fullmatch(value):
         return None
     shown = repr(value) if len(repr(value)) <= 60 else repr(value)[:57] + "..."
-    return f"{shown} is not an account id ({ACCOUNT_RULE})"
+    return f"{shown} is not {called} ({ACCOUNT_RULE})"
 
 
 def _account_name(value: str) -> str:

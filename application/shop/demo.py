@@ -60,4 +60,5 @@ SHOP_DEMO = Demo(
     # `added tea-green, tea-green:stock, ...`: each product, then its first stock.
     made="added",
     made_none="no products",
+    try_read="list_products",
 )

@@ -9,9 +9,15 @@ from application.shop import DIRECTORY_HEADER, SHOP_USE_CASES
 from application.shop.agent_words import SHOP_WORDS
 from application.shop.demo import SHOP_DEMO
 from application.shop.money_moves import money_moves
+from domain.shop.order import Order
 
 if TYPE_CHECKING:
     from application.ledger import Ledger
+
+
+def _customer_of(record: object) -> str | None:
+    """The customer an order belongs to: its events are that customer's to see whole."""
+    return record.customer if isinstance(record, Order) else None
 
 
 def _any_customer(ledger: Ledger, customer: str) -> bool:
@@ -31,6 +37,11 @@ SHOP = Domain(
     money_moves=money_moves,
     # A customer principal owns customer ids: the ones it may order as.
     owned_words=OwnedWords(
-        many="customers", not_owned="is not one of principal {principal}'s customers"
+        many="customers",
+        not_owned="is not one of principal {principal}'s customers",
+        an_id="a customer id",
+        records="orders and products",
+        record="order",
+        owner_of=_customer_of,
     ),
 )

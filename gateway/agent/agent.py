@@ -134,7 +134,9 @@ class Agent:
                 else:
                     answer = verify(said, planned.proposal, outcome, request, authors)
         elif planned.reply is not None and planned.reply.kind == "answer":
-            answer = verify_planner_answer(str(planned.reply.text), request, authors.accounts)
+            answer = verify_planner_answer(
+                str(planned.reply.text), request, authors.accounts, authors.words
+            )
 
         def change(fresh: Conversation) -> None:
             planned.record(fresh)

@@ -21,7 +21,7 @@ from typing import Protocol
 
 from eventsourcing.domain import AggregateEvent
 
-from application.domains import AgentHistories, Domain
+from application.domains import AgentHistories, Domain, OwnedWords
 from application.labels import Fields, Items, Leaf, Tree
 from application.principals import PrincipalView
 from application.results import CallRecord
@@ -55,7 +55,10 @@ class Authors:
         self.reader = reader
         self.catalog = catalog
         # How the domain's histories are read (the default domain's when none is given).
-        self.read: AgentHistories | None = (domain or default_domain()).agent_histories
+        served = domain or default_domain()
+        self.read: AgentHistories | None = served.agent_histories
+        # What its records are called, in the withheld sentences' reasons.
+        self.words: OwnedWords = served.owned_words
         # What the results' labels say: a text's writers, and the strings that are facts.
         self._labelled: dict[str, set[str]] = {}
         self._facts: set[str] = set()

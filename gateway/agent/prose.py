@@ -84,6 +84,7 @@ class Support:
     data: tuple[str, ...]  # quoted texts: what the model may not repeat as its own
     accounts: frozenset[str]  # every account id of the ledger (to recognise one named)
     status: str | None  # the run's status; None for a planner's answer (no run)
+    record: str = "account"  # what the domain calls a record, in the reasons
 
 
 def check(text: str, support: Support) -> tuple[list[str], list[Withheld]]:
@@ -115,10 +116,10 @@ def _reasons(
         reasons.append("states an amount or figure that the outcome does not hold")
     capability = CAPABILITY.search(sentence)
     if support.status is None and numbers and FIGURE.search(sentence) and not capability:
-        reasons.append("states an account's figure, but no program read one")
+        reasons.append(f"states {_a(support.record)}'s figure, but no program read one")
     words = WORD.findall(sentence.lower())
     if any(w in support.accounts and w not in named for w in words):
-        reasons.append("names an account that the outcome does not show")
+        reasons.append(f"names {_a(support.record)} that the outcome does not show")
     failure, success = FAILURE.search(sentence), SUCCESS.search(sentence)
     if support.status is None and (failure or success) and not capability:
         reasons.append("states how a run went, but no program ran")
@@ -128,7 +129,7 @@ def _reasons(
         reasons.append(f"says it was done, but the run {support.status}: nothing was written")
     state = STATE.search(sentence)
     if state and state.group(0).lower() not in support.facts.lower():
-        reasons.append("states an account's state that the outcome does not show")
+        reasons.append(f"states {_a(support.record)}'s state that the outcome does not show")
     if CONTACT.search(sentence):
         reasons.append("gives a link or a contact that the outcome does not hold")
     if ADVICE.search(sentence):
@@ -167,3 +168,8 @@ def _grams(text: str, size: int = 3) -> set[str]:
 def quoted_texts(parts: Iterable[tuple[str, str]]) -> tuple[str, ...]:
     """The texts of (kind, text) pairs that are quoted."""
     return tuple(text for kind, text in parts if kind == "quoted")
+
+
+def _a(noun: str) -> str:
+    """`an account`, `a customer`: the noun with its article."""
+    return f"{'an' if noun[:1].lower() in 'aeiou' else 'a'} {noun}"

@@ -14,6 +14,7 @@ says how to get the figures.
 
 from __future__ import annotations
 
+from application.domains import OwnedWords
 from application.results import Outcome, Proposal
 from gateway.agent.answer_parts import Answer, AnswerPart, Withheld, assistant, facts
 from gateway.agent.authors import Authors
@@ -21,10 +22,17 @@ from gateway.agent.facts import run_parts
 from gateway.agent.prose import Support, check
 from gateway.agent.structured import ModelAnswer
 
-NO_FIGURES = (
-    "The agent answered without running a program, so it read no account: what it said "
-    "about accounts was withheld. Ask it to look them up, and it will write a program."
-)
+
+def no_figures(words: OwnedWords) -> str:
+    """What stands in for a planner's answer withheld: it read nothing, in the domain's words."""
+    return (
+        f"The agent answered without running a program, so it read no {words.record}: what "
+        f"it said about {words.records} was withheld. Ask it to look them up, and it will "
+        "write a program."
+    )
+
+
+ACCOUNTS = OwnedWords()
 
 
 def expected_claim(status: str) -> str:
@@ -46,6 +54,7 @@ def verify(
         data=tuple(part.text for part in parts if part.kind == "quoted"),
         accounts=authors.accounts,
         status=outcome.status,
+        record=authors.words.record,
     )
     kept, withheld = check(answer.text, support)
     if answer.claims != expected_claim(outcome.status):
@@ -64,13 +73,17 @@ def verify(
     )
 
 
-def verify_planner_answer(text: str, request: str, accounts: frozenset[str]) -> Answer:
-    """A planner's answer, which no run supports: no figures, no accounts, no outcomes."""
-    support = Support(facts="", request=request, data=(), accounts=accounts, status=None)
+def verify_planner_answer(
+    text: str, request: str, accounts: frozenset[str], words: OwnedWords = ACCOUNTS
+) -> Answer:
+    """A planner's answer, which no run supports: no figures, no records, no outcomes."""
+    support = Support(
+        facts="", request=request, data=(), accounts=accounts, status=None, record=words.record
+    )
     kept, withheld = check(text, support)
     parts: list[AnswerPart] = [assistant(" ".join(kept))] if kept else []
     if withheld:
-        parts.append(facts(NO_FIGURES))
+        parts.append(facts(no_figures(words)))
     return Answer(
         parts=tuple(parts),
         claims=None,

@@ -213,7 +213,13 @@ class Gateway:
         attempt = 0 if write else 1
         while True:
             as_cached = attempt == 0
-            with UnitOfWork(self.ledger, visible=visible, as_cached=as_cached, turns=turns) as uow:
+            with UnitOfWork(
+                self.ledger,
+                visible=visible,
+                as_cached=as_cached,
+                turns=turns,
+                owner_of=self.catalog.owned_words.owner_of,
+            ) as uow:
                 try:
                     return self._direct_attempt(
                         principal, use_case, source, uow, record, consistent=consistent

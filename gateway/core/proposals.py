@@ -201,7 +201,11 @@ class Proposals:
         if language not in LANGUAGES:
             raise GatewayError("bad-request", f"language {language!r} is not one of python, plan")
         guard = PrincipalGuard(principal, self.catalog, self.caps)
-        uow = UnitOfWork(self.ledger, visible=visible_accounts(principal))
+        uow = UnitOfWork(
+            self.ledger,
+            visible=visible_accounts(principal),
+            owner_of=self.catalog.owned_words.owner_of,
+        )
         if language == "python":
             return self.runner.preview(source, guard=guard, uow=uow), 0
         try:
@@ -387,21 +391,21 @@ class Proposals:
         # A fresh preview is a run of the program, and is stored.
         with self.running(principal) if self.running else nullcontext():
             preview, steps = self._preview(principal, run.language, run.source)
-        refusal = None
+        refusal, records = None, self.catalog.owned_words.records
         if not preview.ok:
             assert preview.error is not None
             error = at_step(preview.error, steps) if steps else preview.error
             refusal = error.refusal
             run.fail(f"conflict: the store moved on and the program now fails: {error}")
             message = (
-                f"the accounts changed since the preview and the program now fails: {error}; "
+                f"the {records} changed since the preview and the program now fails: {error}; "
                 "nothing was written"
             )
         else:
             run.repreview(**self._recorded_preview(principal, run.language, run.source, preview))
             message = (
-                "the accounts this program read or wrote changed since the preview; nothing was "
-                "written; here is a fresh preview to confirm"
+                f"the {records} this program read or wrote changed since the preview; nothing "
+                "was written; here is a fresh preview to confirm"
             )
         try:
             self.ledger.save(run)

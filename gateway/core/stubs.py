@@ -25,8 +25,26 @@ def render_stubs(use_cases: Iterable[type[UseCase[Any]]], *, documented: bool = 
     for use_case in use_cases:
         returns = _annotation(use_case.result_type(), views, parameter=False)
         functions.append(_function(use_case, returns, documented=documented))
-    classes = [_typed_dict(view, views) for view in list(views.values())]
-    return "\n\n".join([HEADER, *classes, *functions]) + "\n"
+    classes: dict[str, str] = {}
+    for view in list(views.values()):
+        _define(view, views, classes)
+    return "\n\n".join([HEADER, *classes.values(), *functions]) + "\n"
+
+
+def _define(
+    view: type[BaseModel], views: dict[str, type[BaseModel]], classes: dict[str, str]
+) -> None:
+    """Define `view` once, after every model its fields refer to (nested, in a list, optional),
+    so a result's stubs never name a class they do not define."""
+    if view.__name__ in classes:
+        return
+    classes[view.__name__] = ""  # being defined: a model that refers back to it stops here
+    referred: dict[str, type[BaseModel]] = {}
+    text = _typed_dict(view, referred)
+    for name, model in referred.items():
+        _define(views.setdefault(name, model), views, classes)
+    del classes[view.__name__]
+    classes[view.__name__] = text
 
 
 def _function(use_case: type[UseCase[Any]], returns: str, *, documented: bool) -> str:

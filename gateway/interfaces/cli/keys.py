@@ -59,7 +59,8 @@ def principal_add(
     name: Annotated[str, typer.Argument(help="The principal's name, e.g. dan.")],
     role: Annotated[str, typer.Option("--role", help="customer, teller, auditor or admin.")],
     owns: Annotated[
-        list[str] | None, typer.Option("--owns", help="An account a customer owns (repeat).")
+        list[str] | None,
+        typer.Option("--owns", help="An id a customer owns, as the domain names them (repeat)."),
     ] = None,
     scope: ScopeOption = "human",
     expires: ExpiresOption = None,

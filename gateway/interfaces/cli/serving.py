@@ -72,15 +72,21 @@ def cli_hint() -> list[str]:
     ]
 
 
-def _say_how_to_start(host: str, port: int) -> None:
+def _say_how_to_start(host: str, port: int, demo: Demo) -> None:
     base = f"http://{host}:{port}"
-    key = principals.demo_key("alice")
+    customers = [p.name for p in demo.principals if p.role == "customer"]
+    key = principals.demo_key(customers[0] if customers else "alice")
+    if demo.try_read is None:
+        call = f"{base}/v1/accounts"
+    else:
+        call = f"-X POST -H 'Content-Type: application/json' -d '{{}}' {base}/v1/use-cases/"
+        call += demo.try_read
     lines = [
         "",
         f"The web console: {base}/ (sign in with a key above, e.g. {key})",
         *cli_hint(),
         "The API:",
-        f"  curl -s -H 'Authorization: Bearer {key}' {base}/v1/accounts",
+        f"  curl -s -H 'Authorization: Bearer {key}' {call}",
         "",
     ]
     typer.echo("\n".join(lines))
@@ -134,7 +140,7 @@ def serve(  # noqa: PLR0917 (typer maps each parameter to an option)
         if with_demo:
             seed(sluice.gateway, sluice.domain.demo, ownable=sluice.domain.ownable)
             print_demo_keys(sluice.domain.demo)
-            _say_how_to_start(host, port)
+            _say_how_to_start(host, port, sluice.domain.demo)
         typer.echo(
             f"Serving {redacted(sluice.database_url)} on http://{host}:{port}/ "
             "(the web console at /, the API docs at /docs, MCP at /mcp)"
