@@ -20,6 +20,7 @@ from application.settings_error import SettingsError
 
 if TYPE_CHECKING:
     from application.ledger import Ledger
+    from application.read_routes import ReadRoute
     from application.use_case import UseCase
 
 GROUP = "sluice.domains"
@@ -168,6 +169,8 @@ class Domain:
     money_moves: MoneyReader = no_money_moves
     # What its customers own, in words: the bank's accounts by default.
     owned_words: OwnedWords = field(default_factory=OwnedWords)
+    # Its resources under /v1, derived from its read use cases (application/read_routes.py).
+    read_routes: tuple[ReadRoute, ...] = ()
 
 
 def _entries() -> dict[str, EntryPoint]:

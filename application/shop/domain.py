@@ -9,6 +9,7 @@ from application.shop import DIRECTORY_HEADER, SHOP_USE_CASES
 from application.shop.agent_words import SHOP_WORDS
 from application.shop.demo import SHOP_DEMO
 from application.shop.money_moves import money_moves
+from application.shop.read_routes import SHOP_READ_ROUTES
 from domain.shop.order import Order
 
 if TYPE_CHECKING:
@@ -35,6 +36,7 @@ SHOP = Domain(
     ownable=_any_customer,
     agent_words=SHOP_WORDS,
     money_moves=money_moves,
+    read_routes=SHOP_READ_ROUTES,
     # A customer principal owns customer ids: the ones it may order as.
     owned_words=OwnedWords(
         many="customers",

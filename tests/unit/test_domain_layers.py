@@ -22,10 +22,6 @@ SHARED_NAMES = frozenset({"DomainError"})
 
 STILL_BANKED = frozenset(
     {
-        # The read side and its routes: accounts, balances, statements.
-        "gateway.core.read_side",
-        "gateway.interfaces.http.routes.reads",
-        "gateway.interfaces.http.schemas",
         # The cap on money moved, and amounts withheld from a program's answer.
         "gateway.core.policy.caps",
         "gateway.core.program.withheld",

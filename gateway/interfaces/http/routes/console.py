@@ -13,6 +13,7 @@ from fastapi import APIRouter, Depends, Path, Request, Response
 from fastapi.security import HTTPAuthorizationCredentials
 from pydantic import BaseModel, Field
 
+from application.read_routes import History
 from gateway.core.errors import GatewayError
 from gateway.core.paging import Page, page_of
 from gateway.core.policy.decisions import may_read_any_run, may_read_events, visible_accounts
@@ -148,6 +149,7 @@ def sign_out(request: Request) -> Response:
     operation_id="console_timeline",
 )
 def timeline(
+    request: Request,
     read_side: ReadSideDep,
     principal: PrincipalDep,
     account: AccountId,
@@ -159,10 +161,17 @@ def timeline(
     a time.
 
     Read consistently: every event committed before this request is in it."""
-    rows = read_side.statement_rows(
-        principal, account, cursor=cursor, limit=limit, consistent=True, min_position=min_position
+    history = _timeline(request)
+    rows = read_side.history_rows(
+        history,
+        principal,
+        account,
+        cursor=cursor,
+        limit=limit,
+        consistent=True,
+        min_position=min_position,
     )
-    page = page_of(rows, limit, f"statement:{account}", lambda row: row.version)
+    page = page_of(rows, limit, f"{history.name}:{account}", lambda row: row.version)
     return Page[TimelineEntry](
         items=[
             TimelineEntry(
@@ -180,3 +189,12 @@ def timeline(
         ],
         next_cursor=page.next_cursor,
     )
+
+
+def _timeline(request: Request) -> History:
+    """The served domain's history the timeline shows (the bank's statement); 404 if it
+    keeps none."""
+    for route in request.app.state.sluice.domain.read_routes:
+        if isinstance(route, History) and route.rows is not None:
+            return route
+    raise GatewayError("not-found", "the served domain keeps no history the console can show")
