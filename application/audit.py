@@ -17,10 +17,10 @@ from eventsourcing.domain import AggregateEvent
 from eventsourcing.persistence import Notification
 from eventsourcing.utils import get_topic
 
+from application.bank.projections import ACCOUNT_TOPICS
 from application.ledger import Ledger
 from application.log import record
 from application.money_moves import MoneyReader, no_money_moves
-from application.read_models.projections import ACCOUNT_TOPICS
 from application.results import RunStory
 from application.runs import story_of
 from domain.account import Account, account_id

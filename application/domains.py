@@ -16,6 +16,7 @@ from importlib.metadata import EntryPoint, entry_points
 from typing import TYPE_CHECKING, Any
 
 from application.money_moves import MoneyReader, no_money_moves
+from application.read_models.declared import NO_READ_MODELS, DomainReadModels
 from application.settings_error import SettingsError
 
 if TYPE_CHECKING:
@@ -171,6 +172,9 @@ class Domain:
     owned_words: OwnedWords = field(default_factory=OwnedWords)
     # Its resources under /v1, derived from its read use cases (application/read_routes.py).
     read_routes: tuple[ReadRoute, ...] = ()
+    # Its read models: their projections and the reads they answer; by default none (every
+    # read answered by its use case from the log), beside the gateway's runs.
+    read_models: DomainReadModels = NO_READ_MODELS
 
 
 def _entries() -> dict[str, EntryPoint]:

@@ -12,9 +12,9 @@ from uuid import UUID
 from eventsourcing.domain import AggregateEvent
 from eventsourcing.utils import get_topic
 
+from application.bank.projections import ACCOUNT_TOPICS
 from application.bank.statement import SIGNS
 from application.ledger import Ledger
-from application.read_models.projections import ACCOUNT_TOPICS
 from application.read_models.service import ReadModels
 from domain.account import Account
 from domain.money import ZERO

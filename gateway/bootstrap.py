@@ -99,7 +99,8 @@ class Sluice:
 
     @cached_property
     def read_models(self) -> ReadModels:
-        return ReadModels(self.ledger, open_read_model_store(self.ledger, LIVE))
+        view = open_read_model_store(self.ledger, LIVE)
+        return ReadModels(self.ledger, view, declared=self.domain.read_models)
 
     @cached_property
     def standby(self) -> ReadModelStore | None:
@@ -138,7 +139,7 @@ class Sluice:
     # for a command that needs no more.
     @cached_property
     def operations(self) -> Operations:
-        return Operations(self.ledger, self.domain.money_moves)
+        return Operations(self.ledger, self.domain.money_moves, self.domain.read_models)
 
     @cached_property
     def key_admin(self) -> KeyAdmin:

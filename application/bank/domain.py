@@ -7,6 +7,7 @@ from application.bank.agent_histories import BANK_HISTORIES
 from application.bank.agent_words import BANK_WORDS
 from application.bank.demo import BANK_DEMO
 from application.bank.money_moves import money_moves
+from application.bank.read_models import BANK_READ_MODELS
 from application.bank.read_routes import BANK_READ_ROUTES
 from application.domains import Domain
 
@@ -20,4 +21,5 @@ BANK = Domain(
     agent_histories=BANK_HISTORIES,
     money_moves=money_moves,
     read_routes=BANK_READ_ROUTES,
+    read_models=BANK_READ_MODELS,
 )

@@ -5,8 +5,8 @@ page at a time from the read models."""
 from __future__ import annotations
 
 from application.bank.queries import GetBalance, ListAccounts, Statement
+from application.bank.read_models import statement_entry
 from application.bank.types import account_problem
-from application.read_models.queries import statement_entry
 from application.read_models.rows import StatementRow
 from application.read_models.store import ReadModelStore
 from application.read_routes import History, Listing

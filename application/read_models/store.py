@@ -34,8 +34,6 @@ from application.read_models.rows import (
     StatementRow,
 )
 
-PROJECTIONS = ("balances", "statement", "runs")
-
 
 @dataclass(frozen=True)
 class Window:

@@ -9,6 +9,7 @@ from application.shop import DIRECTORY_HEADER, SHOP_USE_CASES
 from application.shop.agent_words import SHOP_WORDS
 from application.shop.demo import SHOP_DEMO
 from application.shop.money_moves import money_moves
+from application.shop.read_models import SHOP_READ_MODELS
 from application.shop.read_routes import SHOP_READ_ROUTES
 from domain.shop.order import Order
 
@@ -37,6 +38,7 @@ SHOP = Domain(
     agent_words=SHOP_WORDS,
     money_moves=money_moves,
     read_routes=SHOP_READ_ROUTES,
+    read_models=SHOP_READ_MODELS,
     # A customer principal owns customer ids: the ones it may order as.
     owned_words=OwnedWords(
         many="customers",

@@ -18,6 +18,7 @@ from application import audit
 from application.ledger import Ledger
 from application.log import follow, read_log
 from application.money_moves import MoneyReader, no_money_moves
+from application.read_models.declared import NO_READ_MODELS, DomainReadModels
 from application.read_models.replay import Replay
 from application.read_models.service import ReadModels
 from application.results import RunStory
@@ -27,10 +28,17 @@ from application.verify import Check, verify
 class Operations:
     """The operator's questions of one ledger."""
 
-    def __init__(self, ledger: Ledger, money_moves: MoneyReader = no_money_moves) -> None:
+    def __init__(
+        self,
+        ledger: Ledger,
+        money_moves: MoneyReader = no_money_moves,
+        read_models: DomainReadModels = NO_READ_MODELS,
+    ) -> None:
         self._ledger = ledger
         # The served domain's reading of the money a run's events move.
         self._money_moves = money_moves
+        # The served domain's read models, which a rebuild replays beside the runs.
+        self._read_models = read_models
 
     def log_position(self) -> int | None:
         """The position of the log's last event (None or 0: the log is empty); asking it is
@@ -39,7 +47,7 @@ class Operations:
 
     def rebuild(self) -> Replay:
         """A rebuild of the read models beside the live ones (`Replay.run` does it)."""
-        return Replay(self._ledger)
+        return Replay(self._ledger, self._read_models)
 
     def verify(
         self, read_models: ReadModels, progress: Callable[[int, int], None] | None = None

@@ -19,7 +19,6 @@ from application.audit import run_story
 from application.log import read_log
 from application.principals import PrincipalView
 from application.read_models.queries import WAIT_SECONDS
-from application.read_models.store import PROJECTIONS
 from application.read_routes import History, Listing, Record
 from application.results import LogEvent, RunStory
 from gateway.core.errors import GatewayError
@@ -64,7 +63,7 @@ class ReadSide:
             assert routing.standby is not None
             routing.pin(routing.standby)
             return
-        names = [models.tracking_name(n) for n in PROJECTIONS]
+        names = [models.tracking_name(n) for n in models.names]
         while (reached := min(models.store.positions(names).values())) < min_position:
             if time.monotonic() >= deadline:
                 raise GatewayError(

@@ -1,8 +1,8 @@
 """What the console needs beyond the public API: its sign-in for the browser session, who is
-signed in, and an account's movements with the run that made each one (the audit trail's
-links).
+signed in, the served domain's listings (`resources`), and a record's movements with the
+run that made each one (the audit trail's links: the bank's account timeline).
 
-Both are read-only and go through the same policy as /v1/accounts/{account}/statement.
+The reads go through the same policy as the domain's own resources under /v1.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from fastapi import APIRouter, Depends, Path, Request, Response
 from fastapi.security import HTTPAuthorizationCredentials
 from pydantic import BaseModel, Field
 
-from application.read_routes import History
+from application.read_routes import History, Listing, item_type
 from gateway.core.errors import GatewayError
 from gateway.core.paging import Page, page_of
 from gateway.core.policy.decisions import may_read_any_run, may_read_events, visible_accounts
@@ -28,7 +28,7 @@ from gateway.interfaces.http.paging import Cursor, Limit, MinPosition
 from gateway.interfaces.http.schemas import PROBLEMS
 
 router = APIRouter(prefix="/v1/console", tags=["console"], responses=PROBLEMS)
-AccountId = Annotated[str, Path(description="An account id, e.g. alice.", max_length=64)]
+RecordId = Annotated[str, Path(description="A record's id, e.g. alice.", max_length=64)]
 
 
 class Me(BaseModel):
@@ -75,6 +75,37 @@ KEYS_COME_FROM = (
     "An operator issues each person a key with: sluice principal add NAME --role ROLE, or "
     "sluice principal key NAME. It is printed once."
 )
+
+
+class Resource(BaseModel):
+    """A listing the served domain derives from a read use case: what its audit page shows."""
+
+    name: str = Field(description="Its path under /v1, e.g. accounts.")
+    key: str = Field(description="The field of each record that names it, e.g. account.")
+    one: str = Field(description="One record, in the domain's words, e.g. account.")
+    fields: list[str] = Field(description="The fields of a record, in order.")
+    timeline: bool = Field(
+        description="Whether /v1/console/{name}/{id}/timeline tells a record's movements."
+    )
+
+
+@router.get("/resources", response_model=list[Resource], operation_id="console_resources")
+def resources(request: Request, principal: PrincipalDep) -> Any:
+    """The served domain's listings, for the audit page (any signed-in principal)."""
+    del principal
+    routes = request.app.state.sluice.domain.read_routes
+    timelines = {r.of.name for r in routes if isinstance(r, History) and r.rows is not None}
+    return [
+        Resource(
+            name=route.name,
+            key=route.key,
+            one=route.one,
+            fields=list(item_type(route.use_case).model_fields),
+            timeline=route.name in timelines,
+        )
+        for route in routes
+        if isinstance(route, Listing)
+    ]
 
 
 @router.get("/sign-in", response_model=SignInHelp, operation_id="console_sign_in_help")
@@ -144,7 +175,7 @@ def sign_out(request: Request) -> Response:
 
 
 @router.get(
-    "/accounts/{account}/timeline",
+    "/{listing}/{record}/timeline",
     response_model=Page[TimelineEntry],
     operation_id="console_timeline",
 )
@@ -152,16 +183,18 @@ def timeline(
     request: Request,
     read_side: ReadSideDep,
     principal: PrincipalDep,
-    account: AccountId,
+    listing: Annotated[str, Path(description="A listing, e.g. accounts.", max_length=64)],
+    record: RecordId,
     cursor: Cursor = None,
     limit: Limit = 100,
     min_position: MinPosition = None,
 ) -> Any:
-    """An account's movements, newest first, each with its log position and run, a page at
-    a time.
+    """A record's movements (the bank's: an account's), newest first, each with its log
+    position and run, a page at a time.
 
     Read consistently: every event committed before this request is in it."""
-    history = _timeline(request)
+    history = _timeline(request, listing)
+    account = record
     rows = read_side.history_rows(
         history,
         principal,
@@ -191,10 +224,10 @@ def timeline(
     )
 
 
-def _timeline(request: Request) -> History:
-    """The served domain's history the timeline shows (the bank's statement); 404 if it
-    keeps none."""
+def _timeline(request: Request, listing: str) -> History:
+    """The served domain's history of the listing's records that the timeline shows (the
+    bank's statement of an account); 404 if it keeps none."""
     for route in request.app.state.sluice.domain.read_routes:
-        if isinstance(route, History) and route.rows is not None:
+        if isinstance(route, History) and route.rows is not None and route.of.name == listing:
             return route
-    raise GatewayError("not-found", "the served domain keeps no history the console can show")
+    raise GatewayError("not-found", f"no timeline of {listing}: the served domain keeps none")

@@ -168,8 +168,8 @@ def _history(router: APIRouter, history: History) -> None:
         operation_id=history.operation_id or f"get_{history.name}",
         tags=[of.name],
         summary=f"Get {history.name}",
-        description=f"The {history.name} of one {of.one}: what `{history.use_case.name}` answers, newest first, "
-        "a page at a time.",
+        description=f"The {history.name} of one {of.one}: what `{history.use_case.name}` "
+        "answers, newest first, a page at a time.",
     )
 
 

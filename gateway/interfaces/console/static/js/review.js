@@ -19,10 +19,15 @@ import { highlight } from "./highlight.js";
 import { moveText, refreshCount } from "./inbox.js";
 import { cents, euros, signed } from "./money.js";
 
-/** Accounts the principal may read, by name, with their balance in cents (read consistently). */
+/**
+ * Accounts the principal may read, by name, with their balance in cents (read consistently);
+ * none where the served domain keeps no accounts with balances (a shop).
+ */
 async function balances() {
-  const rows = await getAll("/v1/accounts?consistent=true&limit=200");
-  return new Map(rows.map((row) => [row.account, cents(row.balance)]));
+  const [listing] = await get("/v1/console/resources");
+  if (!listing || !listing.timeline || !listing.fields.includes("balance")) return new Map();
+  const rows = await getAll(`/v1/${enc(listing.name)}?consistent=true&limit=200`);
+  return new Map(rows.map((row) => [row[listing.key], cents(row.balance)]));
 }
 
 /** The statement of each payer the principal may read, for the new-payee warning. */
