@@ -17,7 +17,7 @@ from application.read_models.rows import (
     StatementRow,
 )
 from application.read_models.store import (
-    PROJECTIONS,
+    TABLED,
     ReadModelStore,
     StaleWindowError,
     Window,
@@ -206,11 +206,11 @@ class POPOReadModelStore(POPOTrackingRecorder, ReadModelStore):
     def _table(self, projection: str) -> dict[Any, Any]:
         """Where a projection's rows are: a table of the bank's, or the records of every
         declared read model (theirs by their key's first part)."""
-        return self._tables()[projection] if projection in PROJECTIONS else self._documents
+        return self._tables()[projection] if projection in TABLED else self._documents
 
     def _rows_of(self, projection: str) -> dict[Any, Any]:
         table = self._table(projection)
-        if projection in PROJECTIONS:
+        if projection in TABLED:
             return table
         return {key: row for key, row in table.items() if key[0] == projection}
 

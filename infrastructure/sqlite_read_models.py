@@ -18,7 +18,7 @@ from application.read_models.rows import (
     StatementRow,
 )
 from application.read_models.store import (
-    PROJECTIONS,
+    TABLED,
     ReadModelStore,
     StaleWindowError,
     Window,
@@ -298,7 +298,7 @@ class SQLiteReadModelStore(SQLiteTrackingRecorder, ReadModelStore):
 def _rows_of(prefix: str, projection: str) -> tuple[str, str, tuple[str, ...]]:
     """A projection's rows: a table of the bank's whole, or a declared read model's records
     in the documents table (its table, the condition and its parameters)."""
-    if projection in PROJECTIONS:
+    if projection in TABLED:
         return f"{prefix}{projection}", "", ()
     return f"{prefix}documents", " WHERE projection = ?", (projection,)
 

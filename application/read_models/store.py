@@ -34,6 +34,10 @@ from application.read_models.rows import (
     StatementRow,
 )
 
+# The projections with tables of their own (the bank's balances and statement, the gateway's
+# runs); any other is a domain's declared read model, kept as documents.
+TABLED = ("balances", "statement", "runs")
+
 
 @dataclass(frozen=True)
 class Window:

@@ -22,7 +22,7 @@ from application.read_models.rows import (
     StatementRow,
 )
 from application.read_models.store import (
-    PROJECTIONS,
+    TABLED,
     ReadModelStore,
     StaleWindowError,
     Window,
@@ -445,7 +445,7 @@ $sluice$
     def _rows_of(self, prefix: str, projection: str) -> tuple[str, str, tuple[str, ...]]:
         """A projection's rows: a table of the bank's whole, or a declared read model's
         records in the documents table (its table, the condition and its parameters)."""
-        if projection in PROJECTIONS:
+        if projection in TABLED:
             return self._table(prefix, projection), "", ()
         return self._table(prefix, "documents"), " WHERE projection = $1", (projection,)
 

@@ -63,7 +63,7 @@ def act(sluice: Sluice, who: str, name: str, arguments: dict[str, Any]) -> None:
         assert refused.kind == "refused", refused
 
 
-HISTORY = [
+HISTORY: list[tuple[str, str, dict[str, Any]]] = [
     ("teller", "add_product", {"sku": "cup", "title": "Cup", "price": "3.10"}),
     ("teller", "restock", {"sku": "cup", "quantity": 5, "supplier": "claywork", "note": "new"}),
     ("alice", "place_order", {"order": "r-1", "customer": "alice", "sku": "cup", "quantity": 2}),
