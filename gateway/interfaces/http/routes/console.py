@@ -35,8 +35,10 @@ class Me(BaseModel):
     name: str
     role: str
     accounts: list[str] | None = Field(
-        description="The accounts this principal owns when it reaches only those; null: all."
+        description="The ids this principal owns (the bank's accounts, the shop's customers) "
+        "when it reaches only those; null: all."
     )
+    owned: str = Field(description="What those ids are, in the served domain's words.")
     audits: bool = Field(description="Whether it may read the event log and any run.")
     scope: str = Field(
         description="human: this key may confirm; agent: it may propose, never confirm."
@@ -124,13 +126,14 @@ def sign_in_help(request: Request) -> Any:
 
 
 @router.get("/me", response_model=Me, operation_id="console_me")
-def me(principal: PrincipalDep) -> Any:
+def me(request: Request, principal: PrincipalDep) -> Any:
     """The signed-in principal: its name, role and reach."""
     visible = visible_accounts(principal)
     return Me(
         name=principal.name,
         role=principal.role,
         accounts=None if visible is None else sorted(visible),
+        owned=request.app.state.sluice.domain.owned_words.many,
         audits=may_read_events(principal) and may_read_any_run(principal),
         scope=principal.scope,
     )
@@ -156,7 +159,7 @@ def sign_in(
         secure=request.url.scheme == "https",
         path="/v1/",
     )
-    return me(principal)
+    return me(request, principal)
 
 
 @router.delete("/session", status_code=204, operation_id="console_sign_out")
