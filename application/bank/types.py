@@ -14,9 +14,16 @@ import re
 from decimal import Decimal
 from typing import Annotated
 
-from pydantic import AfterValidator, BeforeValidator, Field, WithJsonSchema
+from pydantic import AfterValidator, Field, WithJsonSchema
 
 from application.field_rules import AccountId
+from application.money_types import (
+    NO_FLOAT_NOISE,
+    not_negative_schema,
+    positive,
+    positive_or_zero,
+    positive_schema,
+)
 from domain import money
 from domain.errors import InvalidAmountError
 
@@ -43,25 +50,6 @@ def _account_name(value: str) -> str:
     return value
 
 
-def _no_float_noise(value: object) -> object:
-    # A float such as 0.1 + 0.2 must be judged by its true digits, not rounded away.
-    if isinstance(value, float):
-        return Decimal(repr(value))
-    return value
-
-
-def _positive(value: Decimal) -> Decimal:
-    try:
-        return money.amount(value)
-    except InvalidAmountError as refusal:
-        raise ValueError(str(refusal)) from None
-
-
-def _not_negative(value: Decimal) -> Decimal:
-    return money.ZERO if value == 0 else _positive(value)
-
-
-_MAXIMUM = int(money.MAX_AMOUNT)
 AccountName = Annotated[
     str,
     AfterValidator(_account_name),
@@ -70,15 +58,15 @@ AccountName = Annotated[
 ]
 Amount = Annotated[
     Decimal,
-    BeforeValidator(_no_float_noise),
-    AfterValidator(_positive),
-    WithJsonSchema({"type": "number", "exclusiveMinimum": 0, "maximum": _MAXIMUM}),
+    NO_FLOAT_NOISE,
+    positive(money.amount, InvalidAmountError),
+    positive_schema(money.MAX_AMOUNT),
 ]
 OptionalAmount = Annotated[
     Decimal,
-    BeforeValidator(_no_float_noise),
-    AfterValidator(_not_negative),
-    WithJsonSchema({"type": "number", "minimum": 0, "maximum": _MAXIMUM}),
+    NO_FLOAT_NOISE,
+    positive_or_zero(money.amount, InvalidAmountError),
+    not_negative_schema(money.MAX_AMOUNT),
 ]
 Memo = Annotated[str, Field(max_length=MEMO_LENGTH)]
 Owner = Annotated[str, Field(min_length=1, max_length=OWNER_LENGTH)]
