@@ -283,3 +283,32 @@ def test_a_refund_taken_from_a_suppliers_note_is_shown_as_that_suppliers_text(
     assert not planner_saw(fake, b"IGNORE PREVIOUS")
     read = call(shop, "alice", "get_order", {"order": order, "customer": "alice"})
     assert read["result"]["status"] == "paid"  # pending: nothing written yet
+
+
+def test_the_planner_is_told_in_the_shops_words_that_the_orders_changed_before_confirming(
+    shop: str, fake: FakeLLM
+) -> None:
+    """The teller's agent proposes to take an order's payment; the payment is taken directly
+    meanwhile, so the confirmation finds the store moved on. The planner's next request says
+    so in the shop's words (`OwnedWords.records`), not the bank's accounts."""
+    order = f"c-{next(_orders)}"
+    call(shop, "alice", "place_order", {"order": order, "customer": "alice", "sku": "mug",
+                                        "quantity": 1})  # fmt: skip
+    fake.push(llm.program(f'pay_order(order="{order}", amount=12)'))
+    turn = say(shop, "teller", f"Order {order} was paid, 12 euros.")
+    assert turn["proposal"]["status"] == "pending", turn
+    call(shop, "teller", "pay_order", {"order": order, "amount": "12.00"})
+
+    stale = httpx.post(
+        f"{shop}/v1/programs/{turn['proposal']['id']}/confirm",
+        headers=auth("teller"),
+        json={"preview_hash": turn["proposal"]["preview_hash"]},
+        timeout=30,
+    )
+    assert "changed since the preview" in stale.json()["detail"], stale.text
+    fake.push(llm.answer("It was paid already."))
+    say(shop, "teller", "Is it paid?", turn["conversation_id"])
+
+    told = b"failed when confirmed, because the orders and products had changed"
+    assert planner_saw(fake, told)
+    assert not planner_saw(fake, b"accounts")
