@@ -1,26 +1,60 @@
-"""What a money parameter of any domain's use case is made of, for its `Annotated[...]`.
+"""What a money parameter of any domain's use case is made of, in its `Annotated[...]`:
 
-    Amount = Annotated[
-        Decimal, NO_FLOAT_NOISE, positive(money.amount, InvalidAmountError),
-        positive_schema(money.MAX_AMOUNT),
-    ]
+    Amount = Annotated[Decimal, MoneyRules(money.amount, InvalidAmountError, MAX_AMOUNT)]
 
-- `NO_FLOAT_NOISE`: a float (JSON's numbers) is judged by its true digits: 0.1 + 0.2 is
-  0.30000000000000004, which has more than 2 decimal places, not 0.30 rounded away;
-- `positive(check, refused)`: the domain's own check of an amount (`domain.amounts`), its
-  refusal the parameter's message; `positive_or_zero` lets 0 through as well;
-- `positive_schema(maximum)` and `not_negative_schema(maximum)`: the JSON Schema the
-  sheets, stubs and plans state of it.
+- a float (JSON's numbers) is judged by its true digits: 0.1 + 0.2 is 0.30000000000000004,
+  which has more than 2 decimal places, not 0.30 rounded away;
+- the domain's own check of an amount (`check`, on `domain.amounts`) decides, its refusal
+  (`refused`) the parameter's message; with `zero=True`, 0 passes too (none at all);
+- the JSON Schema the sheets, stubs and plans state: a number above 0 (or at least 0) and
+  at most `maximum`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from decimal import Decimal
+from typing import Literal
 
+from annotated_types import GroupedMetadata
 from pydantic import AfterValidator, BeforeValidator, WithJsonSchema
 
 from domain.amounts import ZERO
+
+
+@dataclass(frozen=True)
+class MoneyRules(GroupedMetadata):
+    """The validators and the schema of a money parameter, as one marker (pydantic unpacks
+    it, in this order)."""
+
+    check: Callable[[Decimal], Decimal]
+    refused: type[Exception]
+    maximum: Decimal
+    zero: bool = False
+
+    @property
+    def __is_annotated_types_grouped_metadata__(self) -> Literal[True]:
+        return True
+
+    def __iter__(self) -> Iterator[object]:
+        yield BeforeValidator(_no_float_noise)
+        bound = int(self.maximum)
+        if self.zero:
+            yield AfterValidator(self._positive_or_zero)
+            yield WithJsonSchema({"type": "number", "minimum": 0, "maximum": bound})
+        else:
+            yield AfterValidator(self._positive)
+            yield WithJsonSchema({"type": "number", "exclusiveMinimum": 0, "maximum": bound})
+
+    def _positive(self, value: Decimal) -> Decimal:
+        try:
+            return self.check(value)
+        except self.refused as refusal:
+            raise ValueError(str(refusal)) from None
+
+    def _positive_or_zero(self, value: Decimal) -> Decimal:
+        return ZERO if value == 0 else self._positive(value)
 
 
 def _no_float_noise(value: object) -> object:
@@ -28,39 +62,3 @@ def _no_float_noise(value: object) -> object:
     if isinstance(value, float):
         return Decimal(repr(value))
     return value
-
-
-NO_FLOAT_NOISE = BeforeValidator(_no_float_noise)
-
-
-def positive(check: Callable[[Decimal], Decimal], refused: type[Exception]) -> AfterValidator:
-    """An amount as `check` takes it; its refusal `refused` is the parameter's message."""
-    return AfterValidator(_as_parameter(check, refused))
-
-
-def positive_or_zero(
-    check: Callable[[Decimal], Decimal], refused: type[Exception]
-) -> AfterValidator:
-    """As `positive`, and 0 too (an amount that may be none)."""
-    some = _as_parameter(check, refused)
-    return AfterValidator(lambda value: ZERO if value == 0 else some(value))
-
-
-def _as_parameter(
-    check: Callable[[Decimal], Decimal], refused: type[Exception]
-) -> Callable[[Decimal], Decimal]:
-    def validated(value: Decimal) -> Decimal:
-        try:
-            return check(value)
-        except refused as refusal:
-            raise ValueError(str(refusal)) from None
-
-    return validated
-
-
-def positive_schema(maximum: Decimal) -> WithJsonSchema:
-    return WithJsonSchema({"type": "number", "exclusiveMinimum": 0, "maximum": int(maximum)})
-
-
-def not_negative_schema(maximum: Decimal) -> WithJsonSchema:
-    return WithJsonSchema({"type": "number", "minimum": 0, "maximum": int(maximum)})

@@ -17,13 +17,7 @@ from typing import Annotated
 from pydantic import AfterValidator, Field, WithJsonSchema
 
 from application.field_rules import AccountId
-from application.money_types import (
-    NO_FLOAT_NOISE,
-    not_negative_schema,
-    positive,
-    positive_or_zero,
-    positive_schema,
-)
+from application.money_types import MoneyRules
 from domain import money
 from domain.errors import InvalidAmountError
 
@@ -56,17 +50,9 @@ AccountName = Annotated[
     WithJsonSchema({"type": "string", "pattern": ACCOUNT_PATTERN}),
     AccountId,
 ]
-Amount = Annotated[
-    Decimal,
-    NO_FLOAT_NOISE,
-    positive(money.amount, InvalidAmountError),
-    positive_schema(money.MAX_AMOUNT),
-]
+Amount = Annotated[Decimal, MoneyRules(money.amount, InvalidAmountError, money.MAX_AMOUNT)]
 OptionalAmount = Annotated[
-    Decimal,
-    NO_FLOAT_NOISE,
-    positive_or_zero(money.amount, InvalidAmountError),
-    not_negative_schema(money.MAX_AMOUNT),
+    Decimal, MoneyRules(money.amount, InvalidAmountError, money.MAX_AMOUNT, zero=True)
 ]
 Memo = Annotated[str, Field(max_length=MEMO_LENGTH)]
 Owner = Annotated[str, Field(min_length=1, max_length=OWNER_LENGTH)]

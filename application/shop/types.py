@@ -15,13 +15,7 @@ from typing import Annotated
 from pydantic import AfterValidator, Field, WithJsonSchema
 
 from application.field_rules import OwnableId
-from application.money_types import (
-    NO_FLOAT_NOISE,
-    not_negative_schema,
-    positive,
-    positive_or_zero,
-    positive_schema,
-)
+from application.money_types import MoneyRules
 from domain.shop import money
 from domain.shop.errors import InvalidPriceError
 
@@ -50,17 +44,9 @@ OrderId = Annotated[str, _key("order id"), _KEY_SCHEMA]
 # What a customer principal owns: `Owned` holds it to its own.
 CustomerId = Annotated[str, _key("customer id"), _KEY_SCHEMA, OwnableId]
 Quantity = Annotated[int, Field(ge=1, le=MAX_QUANTITY)]
-Price = Annotated[
-    Decimal,
-    NO_FLOAT_NOISE,
-    positive(money.price, InvalidPriceError),
-    positive_schema(money.MAX_PRICE),
-]
+Price = Annotated[Decimal, MoneyRules(money.price, InvalidPriceError, money.MAX_PRICE)]
 OptionalPrice = Annotated[
-    Decimal,
-    NO_FLOAT_NOISE,
-    positive_or_zero(money.price, InvalidPriceError),
-    not_negative_schema(money.MAX_PRICE),
+    Decimal, MoneyRules(money.price, InvalidPriceError, money.MAX_PRICE, zero=True)
 ]
 ProductName = Annotated[str, Field(min_length=1, max_length=NAME_LENGTH)]
 Supplier = Annotated[str, _key("supplier id"), _KEY_SCHEMA]

@@ -1,5 +1,5 @@
 """Money of any domain (`domain.amounts`) and the money parameters built on it
-(`application.money_types`): one check, each domain's bound and refusal."""
+(`application.money_types.MoneyRules`): one check, each domain's bound and refusal."""
 
 from __future__ import annotations
 
@@ -9,13 +9,7 @@ from typing import Annotated
 import pytest
 from pydantic import BaseModel, ValidationError
 
-from application.money_types import (
-    NO_FLOAT_NOISE,
-    not_negative_schema,
-    positive,
-    positive_or_zero,
-    positive_schema,
-)
+from application.money_types import MoneyRules
 from domain import amounts, money
 from domain.errors import DomainError, InvalidAmountError
 from domain.shop import money as shop_money
@@ -83,15 +77,8 @@ def test_a_long_number_is_quoted_by_its_head_and_its_length() -> None:
 
 
 class Fees(BaseModel):
-    fee: Annotated[
-        Decimal, NO_FLOAT_NOISE, positive(fee, FeeError), positive_schema(Decimal("50.00"))
-    ]
-    tip: Annotated[
-        Decimal,
-        NO_FLOAT_NOISE,
-        positive_or_zero(fee, FeeError),
-        not_negative_schema(Decimal("50.00")),
-    ] = Decimal(0)
+    fee: Annotated[Decimal, MoneyRules(fee, FeeError, Decimal("50.00"))]
+    tip: Annotated[Decimal, MoneyRules(fee, FeeError, Decimal("50.00"), zero=True)] = Decimal(0)
 
 
 def test_a_money_parameter_is_refused_with_its_domains_message() -> None:
