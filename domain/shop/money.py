@@ -21,7 +21,7 @@ CURRENCY = "EUR"
 def price(value: Decimal | int | str) -> Decimal:
     """A positive amount of at most MAX_PRICE with at most two decimal places, two-place."""
     given = number(value, InvalidPriceError)
-    # The shop's own words for an amount that is not positive (or not a number at all).
+    # The shop's own words for an amount that is not positive, or not finite.
     if not given.is_finite() or given <= 0:
         raise InvalidPriceError(f"an amount is positive, not {shown(value)}")
     return bounded(value, MAX_PRICE, InvalidPriceError)
