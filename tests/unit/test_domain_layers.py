@@ -26,9 +26,6 @@ STILL_BANKED = frozenset(
         "gateway.core.read_side",
         "gateway.interfaces.http.routes.reads",
         "gateway.interfaces.http.schemas",
-        # The cap on money moved, and amounts withheld from a program's answer.
-        "gateway.core.policy.caps",
-        "gateway.core.program.withheld",
         # `sluice audit`: an account the log does not know.
         "gateway.interfaces.cli.operate",
     }
