@@ -14,9 +14,10 @@ import re
 from decimal import Decimal
 from typing import Annotated
 
-from pydantic import AfterValidator, BeforeValidator, Field, WithJsonSchema
+from pydantic import AfterValidator, Field, WithJsonSchema
 
 from application.field_rules import AccountId
+from application.money_types import MoneyRules
 from domain import money
 from domain.errors import InvalidAmountError
 
@@ -43,42 +44,15 @@ def _account_name(value: str) -> str:
     return value
 
 
-def _no_float_noise(value: object) -> object:
-    # A float such as 0.1 + 0.2 must be judged by its true digits, not rounded away.
-    if isinstance(value, float):
-        return Decimal(repr(value))
-    return value
-
-
-def _positive(value: Decimal) -> Decimal:
-    try:
-        return money.amount(value)
-    except InvalidAmountError as refusal:
-        raise ValueError(str(refusal)) from None
-
-
-def _not_negative(value: Decimal) -> Decimal:
-    return money.ZERO if value == 0 else _positive(value)
-
-
-_MAXIMUM = int(money.MAX_AMOUNT)
 AccountName = Annotated[
     str,
     AfterValidator(_account_name),
     WithJsonSchema({"type": "string", "pattern": ACCOUNT_PATTERN}),
     AccountId,
 ]
-Amount = Annotated[
-    Decimal,
-    BeforeValidator(_no_float_noise),
-    AfterValidator(_positive),
-    WithJsonSchema({"type": "number", "exclusiveMinimum": 0, "maximum": _MAXIMUM}),
-]
+Amount = Annotated[Decimal, MoneyRules(money.amount, InvalidAmountError, money.MAX_AMOUNT)]
 OptionalAmount = Annotated[
-    Decimal,
-    BeforeValidator(_no_float_noise),
-    AfterValidator(_not_negative),
-    WithJsonSchema({"type": "number", "minimum": 0, "maximum": _MAXIMUM}),
+    Decimal, MoneyRules(money.amount, InvalidAmountError, money.MAX_AMOUNT, zero=True)
 ]
 Memo = Annotated[str, Field(max_length=MEMO_LENGTH)]
 Owner = Annotated[str, Field(min_length=1, max_length=OWNER_LENGTH)]

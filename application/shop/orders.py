@@ -8,8 +8,9 @@ from typing import Annotated
 
 from pydantic import Field
 
-from application.field_rules import MovesMoney, Owned
+from application.field_rules import MovesMoney, Owned, guarded
 from application.permissions import EVERYONE, STAFF, Permission
+from application.shop.money_policy import PAYMENT, REFUND
 from application.shop.results import OrderView
 from application.shop.types import CustomerId, OptionalPrice, OrderId, Price, Quantity, Sku
 from application.unit_of_work import UnitOfWork
@@ -71,9 +72,12 @@ class PayOrder(UseCase[OrderView]):
     permission = Permission.of(*STAFF)
     max_calls = 10
 
-    order: OrderId = Field(description="The order paid.")
+    # Which order was paid, and how much: never from text (`money_policy`).
+    order: Annotated[OrderId, guarded(PAYMENT)] = Field(description="The order paid.")
     # The money a customer pays the shop: it counts toward the cap on money moved.
-    amount: Annotated[Price, MovesMoney] = Field(description="The amount paid: the order's total.")
+    amount: Annotated[Price, MovesMoney, guarded(PAYMENT)] = Field(
+        description="The amount paid: the order's total."
+    )
 
     examples = (
         Example(
@@ -118,9 +122,10 @@ class CancelOrder(UseCase[OrderView]):
     permission = Permission.of(*STAFF)
     max_calls = 10
 
-    order: OrderId = Field(description="The order cancelled.")
+    # Which order is refunded (its customer is paid back), and how much: never from text.
+    order: Annotated[OrderId, guarded(REFUND)] = Field(description="The order cancelled.")
     # The money given back to the customer: it counts toward the cap on money moved.
-    refund: Annotated[OptionalPrice, MovesMoney] = Field(
+    refund: Annotated[OptionalPrice, MovesMoney, guarded(REFUND)] = Field(
         default=Decimal(0),
         description="Euros refunded: the amount paid, or 0 when the order was not paid.",
         json_schema_extra={"default": 0},

@@ -12,9 +12,10 @@ import re
 from decimal import Decimal
 from typing import Annotated
 
-from pydantic import AfterValidator, BeforeValidator, Field, WithJsonSchema
+from pydantic import AfterValidator, Field, WithJsonSchema
 
 from application.field_rules import OwnableId
+from application.money_types import MoneyRules
 from domain.shop import money
 from domain.shop.errors import InvalidPriceError
 
@@ -36,40 +37,16 @@ def _key(what: str) -> AfterValidator:
     return AfterValidator(check)
 
 
-def _no_float_noise(value: object) -> object:
-    return Decimal(repr(value)) if isinstance(value, float) else value
-
-
-def _price(value: Decimal) -> Decimal:
-    try:
-        return money.price(value)
-    except InvalidPriceError as refusal:
-        raise ValueError(str(refusal)) from None
-
-
-def _price_or_zero(value: Decimal) -> Decimal:
-    return money.ZERO if value == 0 else _price(value)
-
-
 _KEY_SCHEMA = WithJsonSchema({"type": "string", "pattern": KEY_PATTERN})
-_MAXIMUM = int(money.MAX_PRICE)
 
 Sku = Annotated[str, _key("sku"), _KEY_SCHEMA]
 OrderId = Annotated[str, _key("order id"), _KEY_SCHEMA]
 # What a customer principal owns: `Owned` holds it to its own.
 CustomerId = Annotated[str, _key("customer id"), _KEY_SCHEMA, OwnableId]
 Quantity = Annotated[int, Field(ge=1, le=MAX_QUANTITY)]
-Price = Annotated[
-    Decimal,
-    BeforeValidator(_no_float_noise),
-    AfterValidator(_price),
-    WithJsonSchema({"type": "number", "exclusiveMinimum": 0, "maximum": _MAXIMUM}),
-]
+Price = Annotated[Decimal, MoneyRules(money.price, InvalidPriceError, money.MAX_PRICE)]
 OptionalPrice = Annotated[
-    Decimal,
-    BeforeValidator(_no_float_noise),
-    AfterValidator(_price_or_zero),
-    WithJsonSchema({"type": "number", "minimum": 0, "maximum": _MAXIMUM}),
+    Decimal, MoneyRules(money.price, InvalidPriceError, money.MAX_PRICE, zero=True)
 ]
 ProductName = Annotated[str, Field(min_length=1, max_length=NAME_LENGTH)]
 Supplier = Annotated[str, _key("supplier id"), _KEY_SCHEMA]

@@ -254,7 +254,7 @@ class Agent:
             proposal = self.gateway.proposal(principal, str(turn.run_id)).model_dump(mode="json")
         except GatewayError:
             return f"Status of your program of turn {turn.number}: unknown."
-        return status_line(turn, proposal, self._now())
+        return status_line(turn, proposal, self._now(), self.domain.owned_words.records)
 
     def _proposals(
         self, principal: PrincipalView, conversation: Conversation

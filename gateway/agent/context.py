@@ -84,12 +84,19 @@ def planner_messages(system: str, history: Sequence[PlannerTurn], request: str) 
     return messages
 
 
-def status_line(turn: Turn, proposal: dict[str, Any], now: datetime) -> str:
-    """`Status of your program of turn 2: committed, 2 events appended.` and the like."""
-    return f"Status of your program of turn {turn.number}: {run_state(turn, proposal, now)}."
+def status_line(
+    turn: Turn, proposal: dict[str, Any], now: datetime, records: str = "accounts"
+) -> str:
+    """`Status of your program of turn 2: committed, 2 events appended.` and the like;
+    `records`: what programs read and write, in the served domain's words
+    (`OwnedWords.records`)."""
+    state = run_state(turn, proposal, now, records)
+    return f"Status of your program of turn {turn.number}: {state}."
 
 
-def run_state(turn: Turn, proposal: dict[str, Any], now: datetime) -> str:
+def run_state(
+    turn: Turn, proposal: dict[str, Any], now: datetime, records: str = "accounts"
+) -> str:
     status = proposal.get("status")
     if status == "pending":
         if now >= datetime.fromisoformat(str(proposal["expires_at"])):
@@ -105,14 +112,15 @@ def run_state(turn: Turn, proposal: dict[str, Any], now: datetime) -> str:
     if status == "expired":
         return "expired before the user confirmed it; nothing was written"
     if status == "failed":
-        return f"failed{_where(turn, str(proposal.get('error') or ''))}; nothing was written"
+        where = _where(turn, str(proposal.get("error") or ""), records)
+        return f"failed{where}; nothing was written"
     return "in an unknown state"
 
 
-def _where(turn: Turn, error: str) -> str:
+def _where(turn: Turn, error: str, records: str) -> str:
     """Where the program stopped, as digits only: the error text itself may hold data."""
     if error.startswith(CONFLICT_PREFIX):
-        return " when confirmed, because the accounts had changed"
+        return f" when confirmed, because the {records} had changed"
     place = PLACE.search(error)
     if place is None:
         return ""

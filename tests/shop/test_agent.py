@@ -3,8 +3,8 @@ the fake server served like llama.cpp (the reply bound to its schema), reached o
 
 A customer orders through the agent, confirms, and reads an answer whose figures are the
 run's. A supplier's restock note is text a party outside the shop wrote: the planner never
-sees it, and a program that takes a refund from it is shown to the person with the note's
-writer named, and refused by the shop when the figure is not what was paid.
+sees it, and a program that takes a refund from it is refused before it runs (the shop's
+money policy); a refund read from the order itself is proposed with its origin shown.
 """
 
 from __future__ import annotations
@@ -240,46 +240,78 @@ def paid_order(shop: str, sku: str, price: str) -> str:
     return order
 
 
-def test_a_refund_taken_from_a_suppliers_note_is_refused_by_the_shop_and_changes_nothing(
+def test_a_refund_taken_from_a_suppliers_note_is_refused_before_it_runs_and_the_planner_asks(
     shop: str, fake: FakeLLM
 ) -> None:
-    """The note says 35.00; the order was paid 4.50: the shop refunds only what was paid."""
+    """The shop's money policy: a refund is never taken from a supplier's note. The program
+    is refused before it runs; the planner is told what to ask, never what the note says."""
     plant_the_note(shop)
     order = paid_order(shop, "tea-green", "4.50")
     fake.push(llm.program(REFUND_FROM_NOTE.format(order=order)))
-    fake.push(llm.reply("The order was cancelled and refunded.", "success"))
+    fake.push(llm.question(f"How much should I refund for {order}?"))
 
     turn = say(shop, "teller", f"Cancel {order} and refund what leafco's note on tea-green says.")
 
-    assert turn["kind"] == "program", turn["errors"]
-    assert turn["outcome"]["status"] == "failed"
-    assert turn["outcome"]["changed"] == "nothing"
-    assert "refund" in turn["outcome"]["error"]
-    assert turn["answer"]["claims"] == "success"
-    assert voice(turn["answer"]) == ""  # its claim of success is withheld: nothing was written
-    assert "Failed; nothing was written." in facts(turn["answer"])
+    assert turn["kind"] == "question", turn
+    (refused,) = turn["attempts"][0]["errors"]
+    assert refused.startswith(
+        "cancel_order: refund may not be taken from text (get_product (line 1) note: text)"
+    ), refused
+    assert "Ask the person how much to refund" in refused
+    assert planner_saw(fake, b"Ask the person how much to refund")
+    assert not planner_saw(fake, b"IGNORE PREVIOUS")
     read = call(shop, "alice", "get_order", {"order": order, "customer": "alice"})
     assert read["result"]["status"] == "paid"
-    assert not planner_saw(fake, b"IGNORE PREVIOUS")
 
 
-def test_a_refund_taken_from_a_suppliers_note_is_shown_as_that_suppliers_text(
+def test_a_refund_read_from_the_order_is_proposed_with_the_orders_fact_shown(
     shop: str, fake: FakeLLM
 ) -> None:
-    """The figure is right this time (a kettle, 35.00): the shop would refund it, and the
-    person confirming is shown that leafco's text set the refund."""
+    """The figure is the order's own (what was paid): the shop's fact, the person
+    confirming is shown where it came from."""
     plant_the_note(shop)
     order = paid_order(shop, "kettle", "35.00")
-    fake.push(llm.program(REFUND_FROM_NOTE.format(order=order)))
+    source = (
+        f'paid = get_order(order="{order}", customer="alice")["paid"]\n'
+        f'cancel_order(order="{order}", refund=paid)'
+    )
+    fake.push(llm.program(source))
 
-    turn = say(shop, "teller", f"Cancel {order}, refunding what leafco's note says.")
+    turn = say(shop, "teller", f"Cancel {order}, refunding what was paid.")
 
     proposal = turn["proposal"]
     assert proposal["status"] == "pending"
     (cancel,) = [c for c in proposal["preview"]["calls"] if c["name"] == "cancel_order"]
     (origin,) = cancel["origins"]["refund"]
-    assert (origin["call"], origin["field"], origin["label"]) == ("get_product", "note", "text")
-    assert origin["authors"] == ["leafco"]
-    assert not planner_saw(fake, b"IGNORE PREVIOUS")
+    assert (origin["call"], origin["field"], origin["label"]) == ("get_order", "paid", "fact")
     read = call(shop, "alice", "get_order", {"order": order, "customer": "alice"})
     assert read["result"]["status"] == "paid"  # pending: nothing written yet
+
+
+def test_the_planner_is_told_in_the_shops_words_that_the_orders_changed_before_confirming(
+    shop: str, fake: FakeLLM
+) -> None:
+    """The teller's agent proposes to take an order's payment; the payment is taken directly
+    meanwhile, so the confirmation finds the store moved on. The planner's next request says
+    so in the shop's words (`OwnedWords.records`), not the bank's accounts."""
+    order = f"c-{next(_orders)}"
+    call(shop, "alice", "place_order", {"order": order, "customer": "alice", "sku": "mug",
+                                        "quantity": 1})  # fmt: skip
+    fake.push(llm.program(f'pay_order(order="{order}", amount=12)'))
+    turn = say(shop, "teller", f"Order {order} was paid, 12 euros.")
+    assert turn["proposal"]["status"] == "pending", turn
+    call(shop, "teller", "pay_order", {"order": order, "amount": "12.00"})
+
+    stale = httpx.post(
+        f"{shop}/v1/programs/{turn['proposal']['id']}/confirm",
+        headers=auth("teller"),
+        json={"preview_hash": turn["proposal"]["preview_hash"]},
+        timeout=30,
+    )
+    assert "changed since the preview" in stale.json()["detail"], stale.text
+    fake.push(llm.answer("It was paid already."))
+    say(shop, "teller", "Is it paid?", turn["conversation_id"])
+
+    told = b"failed when confirmed, because the orders and products had changed"
+    assert planner_saw(fake, told)
+    assert not planner_saw(fake, b"accounts")

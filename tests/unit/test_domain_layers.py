@@ -22,9 +22,6 @@ SHARED_NAMES = frozenset({"DomainError"})
 
 STILL_BANKED = frozenset(
     {
-        # The cap on money moved, and amounts withheld from a program's answer.
-        "gateway.core.policy.caps",
-        "gateway.core.program.withheld",
         # `sluice audit`: an account the log does not know.
         "gateway.interfaces.cli.operate",
     }

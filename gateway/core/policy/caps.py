@@ -10,7 +10,7 @@ from typing import Any
 
 from application.settings_error import SettingsError
 from application.use_case import UseCase
-from domain.money import CENT, MAX_BALANCE, fmt
+from domain.amounts import CENT, MAX_SUM, fmt
 from gateway.core.catalog import UnknownUseCaseError
 from gateway.core.program.limits import ProgramLimits
 
@@ -113,9 +113,10 @@ def _parse(name: str, raw: str, default: Any) -> Any:
 
 def _money_cap(variable: str, raw: str, value: Decimal) -> Decimal:
     # Any cap on money is shown and compared as an amount: two places, and no more than
-    # the most an account holds (a higher one could not be reached anyway).
-    if value > MAX_BALANCE:
-        raise SettingsError(f"{variable}={raw!r}: at most {fmt(MAX_BALANCE)}")
+    # the most any sum of money may reach in any domain (`domain.amounts.MAX_SUM`, 10^15:
+    # the bank's most an account holds), so a higher one could not be reached anyway.
+    if value > MAX_SUM:
+        raise SettingsError(f"{variable}={raw!r}: at most {fmt(MAX_SUM)}")
     if value != value.quantize(CENT):
         raise SettingsError(f"{variable}={raw!r}: at most 2 decimal places")
     return value.quantize(CENT)

@@ -20,7 +20,7 @@ from collections.abc import Collection, Iterable, Mapping
 from decimal import Decimal
 from typing import Any
 
-from domain import money
+from domain import amounts
 
 PLACEHOLDER = "<value>"
 # A value quoted in a refusal stands apart: not inside a longer word, name or number.
@@ -77,13 +77,13 @@ def _forms(values: Iterable[Any]) -> set[str]:
         if isinstance(value, bool) or value is None:
             continue
         if isinstance(value, int) and value.bit_length() > 128:
-            forms.add(money.shown(value))  # str() of an int past 4300 digits raises
+            forms.add(amounts.shown(value))  # str() of an int past 4300 digits raises
             continue
         forms |= {str(value), repr(value)}
         if isinstance(value, Decimal | int | float):
-            forms.add(money.shown(value))
+            forms.add(amounts.shown(value))
             if isinstance(value, Decimal) and value.is_finite():
-                forms |= {f"{value:f}", money.fmt(value)}
+                forms |= {f"{value:f}", amounts.fmt(value)}
     return {form for form in forms if form}
 
 
