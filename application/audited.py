@@ -8,6 +8,7 @@ domain's concepts: what a record's state is, and how it is told, is the kind's.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -40,13 +41,21 @@ def _shown(value: Any) -> Any:
 
 def told_plainly(state: Mapping[str, Any]) -> str:
     """A state in words, field by field: `stock 5, price 3.50`."""
-    return ", ".join(f"{name} {value}" for name, value in state.items()) or "no state"
+    return _fields(state) or "no state"
 
 
 def event_and_data(item: Mapping[str, Any]) -> tuple[str, str]:
     """A timeline's row by default: the event's short name and its data, field by field."""
-    data = item["data"]
-    return item["type"].split(".")[-1], ", ".join(f"{k} {v}" for k, v in data.items())
+    return item["type"].split(".")[-1], _fields(item["data"])
+
+
+def _fields(values: Mapping[str, Any]) -> str:
+    return ", ".join(f"{name} {_said(value)}" for name, value in values.items())
+
+
+def _said(value: Any) -> str:
+    # A list or a mapping reads as JSON, a text as itself.
+    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
 
 
 @dataclass(frozen=True)
