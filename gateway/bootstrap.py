@@ -138,7 +138,7 @@ class Sluice:
     # for a command that needs no more.
     @cached_property
     def operations(self) -> Operations:
-        return Operations(self.ledger, self.domain.money_moves)
+        return Operations.of(self.ledger, self.domain)
 
     @cached_property
     def key_admin(self) -> KeyAdmin:

@@ -5,9 +5,12 @@ from __future__ import annotations
 from application.bank import BANK_USE_CASES, DIRECTORY_HEADER
 from application.bank.agent_histories import BANK_HISTORIES
 from application.bank.agent_words import BANK_WORDS
+from application.bank.audited import ACCOUNTS
+from application.bank.books import BankBooks
 from application.bank.demo import BANK_DEMO
 from application.bank.money_moves import money_moves
-from application.domains import Domain
+from application.bank.owners import account_exists
+from application.domains import Domain, OwnedWords
 
 BANK = Domain(
     name="bank",
@@ -18,4 +21,9 @@ BANK = Domain(
     agent_words=BANK_WORDS,
     agent_histories=BANK_HISTORIES,
     money_moves=money_moves,
+    # A customer owns accounts that exist.
+    ownable=account_exists,
+    owned_words=OwnedWords(unowned="no account {id}"),
+    audited=(ACCOUNTS,),
+    books=BankBooks,
 )
