@@ -8,22 +8,23 @@ event's position is its run, which the Committed event confirms by naming the ev
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 from uuid import UUID
 
+from eventsourcing.application import AggregateNotFoundError
 from eventsourcing.domain import AggregateEvent
 from eventsourcing.persistence import Notification
 from eventsourcing.utils import get_topic
 
-from application.bank.projections import ACCOUNT_TOPICS
+from application.audited import AuditedRecord
 from application.ledger import Ledger
-from application.log import record
+from application.log import record, record_names
 from application.money_moves import MoneyReader, no_money_moves
 from application.results import RunStory
 from application.runs import story_of
-from domain.account import Account, account_id
 from domain.run import Run
 
 COMMITTED_TOPIC = get_topic(Run.Committed)
@@ -92,32 +93,42 @@ def provenance_json(found: Provenance | None) -> dict[str, Any] | None:
     }
 
 
-def event_at(ledger: Ledger, position: int) -> dict[str, Any] | None:
-    """One event of the log, with the run behind it."""
+def event_at(
+    ledger: Ledger, position: int, audited: Sequence[AuditedRecord] | None = None
+) -> dict[str, Any] | None:
+    """One event of the log, with the run behind it; `audited`, the served domain's kinds
+    of records, name it (by default, those of the default domain)."""
     found = ledger.recorder.select_notifications(position, 1)
     if not found or found[0].id != position:
         return None
-    names = {account_id(name): name for name in ledger.account_names()}
+    names = record_names(ledger, audited)
     return record(ledger, found[0], names) | {"run": provenance_json(provenance(ledger, position))}
 
 
-def account_timeline(ledger: Ledger, account: str) -> list[dict[str, Any]]:
-    """Every event of an account, oldest first, each with its run, principal and confirmer."""
-    ledger.load_account(account)  # AccountNotFoundError for an unknown account
+def timeline(ledger: Ledger, kind: AuditedRecord, key: str) -> list[dict[str, Any]]:
+    """Every event of one record of a kind, oldest first, each with its run, principal and
+    confirmer; the kind's refusal (`no account nobody`) for a key with no record."""
+    _check_exists(ledger, kind, key)
     return [
-        record(ledger, note, {account_id(account): account})
+        record(ledger, note, {kind.id_of(key): key})
         | {"run": provenance_json(provenance(ledger, note.id))}
-        for note in _account_notifications(ledger, account)
+        for note in _notifications(ledger, kind, key)
     ]
 
 
 def as_of(
-    ledger: Ledger, account: str, *, position: int | None = None, at: datetime | None = None
+    ledger: Ledger,
+    kind: AuditedRecord,
+    key: str,
+    *,
+    position: int | None = None,
+    at: datetime | None = None,
 ) -> dict[str, Any]:
-    """The account's state at a point of the log (a position, or a time)."""
-    ledger.load_account(account)
+    """One record's state at a point of the log (a position, or a time), as its kind tells
+    it; the kind's refusal for a key with no record now."""
+    _check_exists(ledger, kind, key)
     version, reached = 0, 0
-    for note in _account_notifications(ledger, account):
+    for note in _notifications(ledger, kind, key):
         event = ledger.mapper.to_domain_event(note)
         assert isinstance(event, AggregateEvent)
         if (position is not None and note.id > position) or (
@@ -126,20 +137,26 @@ def as_of(
             break
         version, reached = event.originator_version, note.id
     if version == 0:
-        return {"account": account, "exists": False, "position": position, "at": _iso(at)}
-    state: object = ledger.repository.get(account_id(account), version=version)
-    assert isinstance(state, Account)
+        return {kind.kind: key, "exists": False, "position": position, "at": _iso(at)}
+    state: object = ledger.repository.get(kind.id_of(key), version=version)
     return {
-        "account": account,
+        kind.kind: key,
         "exists": True,
-        "owner": state.owner,
-        "balance": f"{state.balance:f}",
-        "status": "closed" if state.closed else "open",
+        **kind.state(state),
         "version": version,
         "last_event_position": reached,
         "position": position,
         "at": _iso(at),
     }
+
+
+# What `as_of` says of any record beside the state its kind tells.
+_POINT = frozenset({"exists", "version", "last_event_position", "position", "at"})
+
+
+def told(kind: AuditedRecord, found: dict[str, Any]) -> str:
+    """The state an `as_of` found, in the words of its kind (`balance 5.00, open, ...`)."""
+    return kind.told({k: v for k, v in found.items() if k not in _POINT and k != kind.kind})
 
 
 def run_story(ledger: Ledger, run_id: UUID, money_moves: MoneyReader = no_money_moves) -> RunStory:
@@ -151,12 +168,19 @@ def run_story(ledger: Ledger, run_id: UUID, money_moves: MoneyReader = no_money_
     return story_of(run, list(ledger.events.get(run_id)), money_moves)
 
 
-def _account_notifications(ledger: Ledger, account: str) -> list[Notification]:
-    wanted = account_id(account)
+def _check_exists(ledger: Ledger, kind: AuditedRecord, key: str) -> None:
+    try:
+        ledger.repository.get(kind.id_of(key))
+    except AggregateNotFoundError:
+        raise kind.missing(key) from None
+
+
+def _notifications(ledger: Ledger, kind: AuditedRecord, key: str) -> list[Notification]:
+    wanted = kind.id_of(key)
     found: list[Notification] = []
     start = 1
     while True:
-        page = ledger.recorder.select_notifications(start, 5000, topics=list(ACCOUNT_TOPICS))
+        page = ledger.recorder.select_notifications(start, 5000, topics=list(kind.topics))
         found.extend(n for n in page if n.originator_id == wanted)
         if len(page) < 5000:
             return found

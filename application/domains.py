@@ -15,11 +15,13 @@ from decimal import Decimal
 from importlib.metadata import EntryPoint, entry_points
 from typing import TYPE_CHECKING, Any
 
+from application.audited import AuditedRecord
 from application.money_moves import MoneyReader, no_money_moves
 from application.read_models.declared import NO_READ_MODELS, DomainReadModels
 from application.settings_error import SettingsError
 
 if TYPE_CHECKING:
+    from application.books import Books
     from application.ledger import Ledger
     from application.read_routes import ReadRoute
     from application.use_case import UseCase
@@ -85,6 +87,8 @@ class OwnedWords:
     # The owned id a record (an aggregate of the domain) belongs to, when it is not itself
     # one: a customer sees the versions of its own such records (`UnitOfWork.event_json`).
     owner_of: Callable[[object], str | None] = field(default=lambda _record: None)
+    # The refusal of an id the domain's `ownable` rule refuses, `{id}` standing for it.
+    unowned: str = "owns: {id} is not one a principal may own here"
 
     def refusal(self, use_case: str, argument: str, value: str, principal: str) -> str:
         return f"{use_case}: {argument} {value} {self.not_owned.format(principal=principal)}"
@@ -158,8 +162,8 @@ class Domain:
     directory_header: str
     demo: Demo = field(default_factory=Demo)
     # Whether a customer principal may be granted this id to own (`principals.register`):
-    # None for an account that exists, the bank's rule; a domain whose customers are ids of
-    # its own (the shop's) says which of those are.
+    # the bank's rule is an account that exists; None: any well-formed id (the shop's
+    # customers are ids of their own).
     ownable: Callable[[Ledger, str], bool] | None = None
     # What the agent's prompts say of the domain; the defaults name no domain's concepts.
     agent_words: AgentWords = field(default_factory=AgentWords)
@@ -175,6 +179,13 @@ class Domain:
     # Its read models: their projections and the reads they answer; by default none (every
     # read answered by its use case from the log), beside the gateway's runs.
     read_models: DomainReadModels = NO_READ_MODELS
+    # The audit: the kinds of records `sluice audit record KIND ID` and `audit as-of` follow
+    # by their keys, which also name their events in the log (`account` of `sluice events`);
+    # and the domain's check of its books from the log (`sluice audit verify`), a fresh one
+    # each time. None of either: the audit follows no record by key, and verify makes only
+    # the checks every domain gets (each run's events contiguous, nothing set aside).
+    audited: tuple[AuditedRecord, ...] = ()
+    books: Callable[[], Books] | None = None
 
 
 def _entries() -> dict[str, EntryPoint]:
@@ -212,6 +223,7 @@ __all__ = [
     "DEFAULT",
     "AgentHistories",
     "AgentWords",
+    "AuditedRecord",
     "Demo",
     "DemoPrincipal",
     "DemoRecord",

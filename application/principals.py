@@ -12,17 +12,16 @@ from datetime import UTC, datetime
 from eventsourcing.application import AggregateNotFoundError
 from eventsourcing.persistence import IntegrityError
 
-from application.bank.types import ACCOUNT_PATTERN, ACCOUNT_RULE, account_problem
 from application.domains import OwnedWords
 from application.ledger import Ledger
 from application.permissions import DECIDING_SCOPES, ROLES, SCOPED_ROLES, SCOPES, Role, Scope
-from domain.account import account_id
 from domain.principal import ApiKey, Principal, api_key_id, principal_id
 
-# Principals are named like accounts: one pattern for every name a person types.
-NAME_PATTERN = re.compile(ACCOUNT_PATTERN)
+# One form for every name a person types: a principal's, and an id it owns (the bank's
+# account ids have the same form).
+NAME_PATTERN = re.compile(r"^[a-z0-9][a-z0-9_-]{0,31}$")
 # What a principal's name may be, in words: its error messages say it.
-NAME_RULE = ACCOUNT_RULE
+NAME_RULE = "1 to 32 lowercase letters, digits, - or _"
 DEMO_KEY_PREFIX = "sk-demo-"
 DEMO_AGENT_KEY_PREFIX = "sk-agent-demo-"
 
@@ -96,8 +95,9 @@ def register(
 ) -> str:
     """Register a principal and issue its key; the key is returned once and never stored.
 
-    What it owns must be accounts that exist, or, with `ownable` (the domain's), ids it
-    accepts; `words` name them as the domain does (accounts when it gives none)."""
+    What it owns must be ids of the form of a name that the domain's `ownable` rule
+    accepts (any such id without one); `words` name them as the domain does, and its
+    refusal (accounts when it gives none)."""
     owned = list(dict.fromkeys(owns))
     _check_scope(scope)
     _check_expiry(expires_at)
@@ -108,18 +108,12 @@ def register(
     if owned and role not in SCOPED_ROLES:
         owned_things = "accounts" if words is None else words.many
         raise PrincipalError(f"a {role} owns no {owned_things}; only a customer does")
-    for account in owned:
-        problem = account_problem(account, "an account id" if words is None else words.an_id)
-        if problem:
-            raise PrincipalError(f"owns: {problem}")
-        if ownable is not None:
-            if not ownable(ledger, account):
-                raise PrincipalError(f"owns: {account} is not one a principal may own here")
-            continue
-        try:
-            ledger.repository.get(account_id(account))
-        except AggregateNotFoundError:
-            raise PrincipalError(f"no account {account}") from None
+    said = OwnedWords() if words is None else words
+    for owned_id in owned:
+        if not (isinstance(owned_id, str) and NAME_PATTERN.fullmatch(owned_id)):
+            raise PrincipalError(f"owns: {_quoted(owned_id)} is not {said.an_id} ({NAME_RULE})")
+        if ownable is not None and not ownable(ledger, owned_id):
+            raise PrincipalError(said.unowned.format(id=owned_id))
     issued = key or new_key()
     principal = Principal(name=name, role=role, owns=owned)
     api_key = ApiKey(key_hash=hash_key(issued), principal=name, scope=scope, expires_at=expires_at)

@@ -124,6 +124,8 @@ class Sluice:
             trusted_clients=self.trusted_clients,
             money_moves=self.domain.money_moves,
         )
+        # The operator's questions in the served domain's terms (its audited records, books).
+        gateway.operations = self.operations
         # Without a running projector, each direct read brings the views up to date first.
         gateway.queries = ReadModelQueries(
             self.read_models,
@@ -139,7 +141,7 @@ class Sluice:
     # for a command that needs no more.
     @cached_property
     def operations(self) -> Operations:
-        return Operations(self.ledger, self.domain.money_moves, self.domain.read_models)
+        return Operations.of(self.ledger, self.domain)
 
     @cached_property
     def key_admin(self) -> KeyAdmin:

@@ -5,11 +5,14 @@ from __future__ import annotations
 from application.bank import BANK_USE_CASES, DIRECTORY_HEADER
 from application.bank.agent_histories import BANK_HISTORIES
 from application.bank.agent_words import BANK_WORDS
+from application.bank.audited import ACCOUNTS
+from application.bank.books import BankBooks
 from application.bank.demo import BANK_DEMO
 from application.bank.money_moves import money_moves
 from application.bank.read_models import BANK_READ_MODELS
 from application.bank.read_routes import BANK_READ_ROUTES
-from application.domains import Domain
+from application.bank.owners import account_exists
+from application.domains import Domain, OwnedWords
 
 BANK = Domain(
     name="bank",
@@ -22,4 +25,9 @@ BANK = Domain(
     money_moves=money_moves,
     read_routes=BANK_READ_ROUTES,
     read_models=BANK_READ_MODELS,
+    # A customer owns accounts that exist.
+    ownable=account_exists,
+    owned_words=OwnedWords(unowned="no account {id}"),
+    audited=(ACCOUNTS,),
+    books=BankBooks,
 )

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 from application.domains import Domain, OwnedWords
 from application.shop import DIRECTORY_HEADER, SHOP_USE_CASES
 from application.shop.agent_words import SHOP_WORDS
+from application.shop.audited import ORDERS, PRODUCTS
 from application.shop.demo import SHOP_DEMO
 from application.shop.money_moves import money_moves
 from application.shop.read_models import SHOP_READ_MODELS
@@ -48,4 +49,6 @@ SHOP = Domain(
         record="order",
         owner_of=_customer_of,
     ),
+    # `sluice --domain shop audit record order o-1001`, `... product mug`.
+    audited=(ORDERS, PRODUCTS),
 )

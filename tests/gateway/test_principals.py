@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from application import principals
+from application.bank.domain import BANK
 from application.ledger import Ledger
 from application.principals import PrincipalError, hash_key
 from gateway.core.errors import GatewayError
@@ -38,7 +39,9 @@ def test_registration_refusals_name_the_reason_and_write_nothing(
     before = gateway.ledger.recorder.max_notification_id()
 
     with pytest.raises(PrincipalError, match=reason):
-        principals.register(gateway.ledger, name, role, owns)
+        principals.register(
+            gateway.ledger, name, role, owns, ownable=BANK.ownable, words=BANK.owned_words
+        )
 
     assert gateway.ledger.recorder.max_notification_id() == before
 

@@ -28,7 +28,6 @@ from fastapi.testclient import TestClient
 
 from application.ledger import Ledger
 from application.store_config import eventsourcing_env
-from application.verify import verify
 from domain import money
 from gateway.bootstrap import Sluice
 from gateway.core.policy.caps import Caps
@@ -471,5 +470,5 @@ def test_every_store_holds_the_maximum_balance_and_nothing_passes_it(
     assert not [n for n in written if n.topic.startswith(ACCOUNT_TOPIC_PREFIXES)]
     assert read.json()["balance"] == maximum  # the read model's column holds it
     assert (rows.json()["items"][0]["amount"], rows.json()["items"][0]["balance"]) == (MAX, maximum)
-    _, checks = verify(rich_sluice.ledger, rich_sluice.read_models)
+    _, checks = rich_sluice.operations.verify(rich_sluice.read_models)
     assert all(check.ok for check in checks), [c.to_json() for c in checks if not c.ok]

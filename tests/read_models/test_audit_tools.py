@@ -8,8 +8,7 @@ from datetime import datetime
 from decimal import Decimal
 from uuid import UUID
 
-from application.audit import account_timeline, as_of, event_at, run_story
-from application.verify import verify
+from application.audit import event_at, run_story
 from domain.account import account_id
 from gateway.bootstrap import Sluice
 from tests.postgres import support
@@ -42,7 +41,7 @@ def test_the_story_of_a_run_shows_every_link(sluice: Sluice) -> None:
 
 
 def test_an_accounts_timeline_names_run_principal_and_confirmer(sluice: Sluice) -> None:
-    timeline = account_timeline(sluice.ledger, "bob")
+    timeline = sluice.operations.timeline("account", "bob")
 
     assert [item["type"].split(".")[-1] for item in timeline] == [
         "Opened",
@@ -55,13 +54,13 @@ def test_an_accounts_timeline_names_run_principal_and_confirmer(sluice: Sluice) 
 
 
 def test_as_of_gives_the_historical_balance(sluice: Sluice) -> None:
-    timeline = account_timeline(sluice.ledger, "bob")
+    timeline = sluice.operations.timeline("account", "bob")
     after_first = timeline[1]["position"]
     moment = datetime.fromisoformat(timeline[2]["timestamp"])
 
-    at_position = as_of(sluice.ledger, "bob", position=after_first)
-    at_time = as_of(sluice.ledger, "bob", at=moment)
-    before_opening = as_of(sluice.ledger, "bob", position=timeline[0]["position"] - 1)
+    at_position = sluice.operations.as_of("account", "bob", position=after_first)
+    at_time = sluice.operations.as_of("account", "bob", at=moment)
+    before_opening = sluice.operations.as_of("account", "bob", position=timeline[0]["position"] - 1)
 
     assert (at_position["balance"], at_position["version"]) == ("5.00", 2)
     assert (at_time["balance"], at_time["version"]) == ("12.00", 3)
@@ -70,11 +69,11 @@ def test_as_of_gives_the_historical_balance(sluice: Sluice) -> None:
 
 def test_verify_passes_then_catches_a_corrupted_read_model_row(sluice: Sluice) -> None:
     sluice.read_models.catch_up()
-    _, clean = verify(sluice.ledger, sluice.read_models)
+    _, clean = sluice.operations.verify(sluice.read_models)
     assert all(check.ok for check in clean), [c.to_json() for c in clean if not c.ok]
 
     corrupt_balance(sluice, "bob", Decimal("1000000.00"))
-    _, checks = verify(sluice.ledger, sluice.read_models)
+    _, checks = sluice.operations.verify(sluice.read_models)
 
     failed = {check.name: check.details for check in checks if not check.ok}
     assert list(failed) == ["balances recomputed from the log equal the read model"]

@@ -16,7 +16,6 @@ from application.bank.read_models import BANK_READ_MODELS
 from application.read_models.replay import Replay
 from application.read_models.service import ReadModels
 from application.read_models.store import Window
-from application.verify import verify
 from domain.account import Account, account_id
 from gateway.bootstrap import Sluice
 from gateway.interfaces.http.app import create_app
@@ -78,7 +77,7 @@ def test_an_event_the_projection_cannot_fold_is_set_aside_and_the_rest_goes_on(
     assert models.position("balances") == models.head()
     assert balances(models)["bob"] == before["bob"] + 2
     assert balances(models)["carla"] == before["carla"]  # the poison is not applied
-    _, checks = verify(sluice.ledger, models)
+    _, checks = sluice.operations.verify(models)
     failed = {check.name: check.details for check in checks if not check.ok}
     assert failed["no event set aside by a projection"] == [
         f"balances could not apply the event at position {poison}: {letter.error}"
@@ -130,7 +129,7 @@ def test_a_rebuild_retries_dead_letters_and_a_swap_repairs_the_live_model(
     assert swapped.swapped and swapped.equal and swapped.sound
     assert models.dead_letters() == []
     assert balances(models)["carla"] == Decimal("3.50") + 5
-    _, checks = verify(sluice.ledger, models)
+    _, checks = sluice.operations.verify(models)
     assert all(check.ok for check in checks), [c for c in checks if not c.ok]
 
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from application.bank.read_models import BANK_READ_MODELS
 from application.read_models.replay import Replay
-from application.verify import verify
 from gateway.bootstrap import Sluice
 from tests.read_models.names import BANK_PROJECTIONS
 
@@ -33,8 +32,8 @@ def test_verify_reports_the_position_it_has_read_up_to(sluice: Sluice) -> None:
     sluice.read_models.catch_up()
     read: list[tuple[int, int]] = []
 
-    position, checks = verify(
-        sluice.ledger, sluice.read_models, progress=lambda at, of: read.append((at, of))
+    position, checks = sluice.operations.verify(
+        sluice.read_models, progress=lambda at, of: read.append((at, of))
     )
 
     assert all(check.ok for check in checks)

@@ -21,12 +21,14 @@ from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 from rich.text import Text
 
+from application.audit import told
+from application.audited import NotAuditedError
 from application.inert_text import inert, inert_json
 from application.read_models.replay import Comparison
 from application.read_models.service import UnknownProjectionError
 from application.results import RunStory
 from application.store_config import redacted
-from domain.errors import AccountNotFoundError
+from domain.errors import DomainError
 from gateway.bootstrap import Sluice
 from gateway.interfaces.cli.log_options import LogFormatOption, LogLevelOption, start_logging
 from gateway.interfaces.cli.opening import open_sluice, read_settings
@@ -187,18 +189,36 @@ def project(
 @audit_app.command("account")
 def audit_account(account: str, as_json: JsonOption = False) -> None:
     """The timeline of an account: each event with its run, principal, confirmer, program."""
+    _print_timeline("account", account, as_json)
+
+
+@audit_app.command("record")
+def audit_record(
+    kind: Annotated[str, typer.Argument(help="The kind of record: an account, an order...")],
+    key: Annotated[str, typer.Argument(help="Its id (an account's name, an order's id).")],
+    as_json: JsonOption = False,
+) -> None:
+    """The timeline of one record of the domain: each event with its run, principal,
+    confirmer, program (`audit record account bob` is `audit account bob`)."""
+    _print_timeline(kind, key, as_json)
+
+
+def _print_timeline(kind: str, key: str, as_json: bool) -> None:
     with _open() as sluice:
         try:
-            timeline = sluice.operations.account_timeline(account)
-        except AccountNotFoundError as error:
+            timeline = sluice.operations.timeline(kind, key)
+            audited = sluice.operations.audited(kind)
+        except NotAuditedError as error:
+            _fail(str(error), 2)
+        except DomainError as error:
             _fail(str(error))
     if as_json:
         _print_json(timeline)
         return
     # Every column folds rather than pushing the table past the terminal's width: at 80
     # columns a long memo or program wraps within its cell, and the borders stay.
-    table = Table(title=f"account {account}", title_justify="left", collapse_padding=True)
-    for column in ("pos", "event", "amount", "with", "memo", "run", "by", "confirmed"):
+    table = Table(title=f"{kind} {key}", title_justify="left", collapse_padding=True)
+    for column in ("pos", *audited.columns, "run", "by", "confirmed"):
         short = column in ("pos", "run")  # a position, and the 8 characters of a run id
         table.add_column(
             column, overflow="fold", no_wrap=short, min_width=8 if column == "run" else 3
@@ -206,10 +226,8 @@ def audit_account(account: str, as_json: JsonOption = False) -> None:
     table.add_column("program", overflow="fold", min_width=7)
     for item in timeline:
         run = item["run"] or {}
-        data = item["data"]
         table.add_row(*(shown(cell) for cell in (
-            item["position"], item["type"].split(".")[-1].replace("Transfer", ""),
-            data.get("amount", ""), data.get("counterparty", "") or "", data.get("memo", ""),
+            item["position"], *audited.row(item),
             (run.get("run_id") or "")[:8], run.get("principal") or "",
             run.get("confirmed_by") or "", _clipped(run.get("program_excerpt") or ""),
         )))  # fmt: skip
@@ -334,26 +352,33 @@ def audit_event(position: int, as_json: JsonOption = False) -> None:
 
 @audit_app.command("as-of")
 def audit_as_of(
-    account: str,
+    key: Annotated[str, typer.Argument(metavar="ID", help="The record's id.")],
     at: Annotated[str, typer.Option("--at", help="A log position, or an ISO 8601 time.")],
+    kind: Annotated[
+        str | None,
+        typer.Option("--kind", help="The kind of record; the domain's first (an account)."),
+    ] = None,
     as_json: JsonOption = False,
 ) -> None:
-    """An account's state at a point of the log."""
+    """A record's state at a point of the log: an account's, unless --kind says."""
     position, moment = _point(at)
     with _open() as sluice:
         try:
-            state = sluice.operations.as_of(account, position=position, at=moment)
-        except AccountNotFoundError as error:
+            kind = kind or sluice.operations.first_kind()
+            state = sluice.operations.as_of(kind, key, position=position, at=moment)
+            audited = sluice.operations.audited(kind)
+        except NotAuditedError as error:
+            _fail(str(error), 2)
+        except DomainError as error:
             _fail(str(error))
     if as_json:
         _print_json(state)
     elif not state["exists"]:
-        Console().print(shown(f"account {account} did not exist yet at {at}"))
+        Console().print(shown(f"{kind} {key} did not exist yet at {at}"))
     else:
         Console().print(
             shown(
-                f"account {account} at {at}: balance {state['balance']}, {state['status']}, "
-                f"owner {state['owner']}, version {state['version']} "
+                f"{kind} {key} at {at}: {told(audited, state)}, version {state['version']} "
                 f"(last event at position {state['last_event_position']})"
             )
         )
