@@ -9,9 +9,9 @@ from application.bank.audited import ACCOUNTS
 from application.bank.books import BankBooks
 from application.bank.demo import BANK_DEMO
 from application.bank.money_moves import money_moves
+from application.bank.owners import account_exists
 from application.bank.read_models import BANK_READ_MODELS
 from application.bank.read_routes import BANK_READ_ROUTES
-from application.bank.owners import account_exists
 from application.domains import Domain, OwnedWords
 
 BANK = Domain(
