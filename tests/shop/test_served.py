@@ -23,6 +23,11 @@ PROBLEM = "application/problem+json"
 _orders = count(1)
 
 
+# A read right after a write reads the read models once they hold it (a direct read may
+# lag the log by a moment otherwise); a write ignores it.
+CONSISTENT = {"consistent": "true"}
+
+
 def auth(who: str) -> dict[str, str]:
     return {"Authorization": f"Bearer sk-demo-{who}"}
 
@@ -58,7 +63,13 @@ def base(shop: tuple[str, dict[str, str]]) -> str:
 
 
 def call(base: str, who: str, name: str, arguments: dict[str, Any]) -> httpx.Response:
-    return httpx.post(f"{base}/v1/use-cases/{name}", headers=auth(who), json=arguments, timeout=30)
+    return httpx.post(
+        f"{base}/v1/use-cases/{name}",
+        headers=auth(who),
+        json=arguments,
+        params=CONSISTENT,
+        timeout=30,
+    )
 
 
 def order_of(order: str, customer: str, sku: str, quantity: int) -> dict[str, Any]:
@@ -286,7 +297,8 @@ def test_sluice_domains_lists_the_bank_and_the_shop() -> None:
 
 
 def get(base: str, who: str, path: str, **params: Any) -> httpx.Response:
-    return httpx.get(f"{base}/v1/{path}", headers=auth(who), params=params, timeout=30)
+    asked = CONSISTENT | params
+    return httpx.get(f"{base}/v1/{path}", headers=auth(who), params=asked, timeout=30)
 
 
 def test_the_products_are_a_resource_read_a_page_at_a_time(base: str) -> None:
