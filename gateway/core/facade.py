@@ -18,7 +18,6 @@ from eventsourcing.persistence import IntegrityError
 from pydantic import ValidationError
 
 from application import principals as principal_store
-from application.account_turns import TurnNotFreeError
 from application.event_json import plain
 from application.executor import execute
 from application.key_cache import KeyCache
@@ -28,6 +27,7 @@ from application.principals import PrincipalView
 from application.read_models.queries import ReadModelQueries
 from application.results import Outcome, Proposal, Sheet
 from application.runs import outcome_of
+from application.turns import TurnNotFreeError
 from application.unit_of_work import ConflictError, UnitOfWork
 from application.use_case import UseCase
 from application.validation import describe

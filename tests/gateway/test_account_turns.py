@@ -1,4 +1,4 @@
-"""A process's direct writes to one account take turns (application/account_turns.py): many
+"""A process's direct writes to one account take turns (application/turns.py): many
 at once on a few accounts all commit, none is answered with a conflict, and a turn held too
 long only sends the next write to the store."""
 
@@ -11,8 +11,8 @@ from uuid import uuid4
 
 import pytest
 
-from application.account_turns import AccountTurns, TurnNotFreeError
 from application.principals import PrincipalView
+from application.turns import TurnNotFreeError, Turns
 from domain.account import account_id
 from gateway.core.facade import Gateway
 from tests.gateway.conftest import accounts_state
@@ -73,7 +73,7 @@ def test_a_turn_held_too_long_sends_the_next_write_to_the_store(
 
 
 def test_turns_are_taken_in_id_order_or_not_at_all() -> None:
-    turns = AccountTurns(seconds=0.05)
+    turns = Turns(seconds=0.05)
     a, b, c = sorted([uuid4(), uuid4(), uuid4()])
     assert turns.take([c, a], wait=True) == [a, c]
 

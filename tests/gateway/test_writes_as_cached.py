@@ -16,6 +16,7 @@ from application import principals
 from application.ledger import Ledger
 from application.store_config import eventsourcing_env
 from application.unit_of_work import UnitOfWork
+from domain.account import Account
 from gateway.core.catalog import Catalog
 from gateway.core.errors import GatewayError
 from gateway.core.facade import Gateway
@@ -132,9 +133,9 @@ def test_the_cache_keeps_the_newest_of_what_was_committed(
     ledger.remember(older)  # a commit of an older version, finishing late
 
     with UnitOfWork(ledger, as_cached=True) as uow:
-        cached = uow.account("alice")
+        cached = uow.get(Account, "alice")
         assert (cached.version, cached.balance) == (older.version + 1, older.balance - 1)
         # What the unit of work changes is its own copy, not the cached one.
         cached.deposit(Decimal(3))
     with UnitOfWork(ledger, as_cached=True) as uow:
-        assert uow.account("alice").balance == older.balance - 1
+        assert uow.get(Account, "alice").balance == older.balance - 1

@@ -22,9 +22,9 @@ from application.ledger import SNAPSHOT_EVERY, Ledger
 from application.store_config import eventsourcing_env
 from application.unit_of_work import UnitOfWork
 from application.use_case import UseCase
-from domain.account import account_id
+from domain.account import Account, account_id
 from domain.idempotency import IdempotentRequest, request_id
-from domain.registry import REGISTRY_ID
+from domain.registry import REGISTRY_ID, AccountRegistry
 from tests.direct import call_now, seed_demo
 from tests.stores import empty_store
 
@@ -99,7 +99,7 @@ def test_the_registry_of_accounts_is_snapshotted_and_lists_every_account_in_orde
     fresh = Ledger(env=demo_ledger.env)
     try:
         listed = execute(ListAccounts(), UnitOfWork(fresh)).value
-        registry = fresh.account_registry()
+        registry = fresh.listing(AccountRegistry)
     finally:
         fresh.close()
 
@@ -126,7 +126,7 @@ def test_a_statement_from_the_latest_events_equals_the_one_folded_from_the_whole
             continue
     for name in NAMES:
         shown = execute(Statement(account=name, limit=limit), uow).value
-        folded = entries(name, uow.history(name))[::-1][:limit]
+        folded = entries(name, uow.history(Account, name))[::-1][:limit]
         assert shown == folded
 
 
