@@ -39,7 +39,6 @@ DOMAIN_PACKAGES = ("application.bank", "application.shop")
 APP_STILL_BANKED = frozenset(
     {
         # The write side: the accounts and their registry, found by name.
-        "application.unit_of_work",
         "application.ledger",
         # The read models: balances and statements.
         "application.read_models.queries",
