@@ -9,7 +9,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Iterator
 from functools import cached_property
-from typing import TYPE_CHECKING, Any, ClassVar, Protocol, TypeVar, runtime_checkable
+from typing import Any, ClassVar, Protocol, TypeVar, runtime_checkable
 from uuid import UUID
 
 from eventsourcing.application import AggregateNotFoundError, Application, LRUCache, Repository
@@ -28,9 +28,6 @@ from application.kinds import (
 from application.repository import BoundedRepository, project_events
 from application.turns import Turns
 from domain.principal import ApiKey, Principal
-
-if TYPE_CHECKING:
-    from domain.account import Account  # only the bank's words at the end (see there)
 
 Found = TypeVar("Found", bound=Aggregate)
 PAGE = 500
@@ -259,25 +256,3 @@ class Ledger(Application[UUID]):
             if len(page) < PAGE:
                 return
             start = page[-1].id + 1
-
-    # The bank's accounts by name, for callers that still ask the ledger in the bank's words
-    # (application/audit.py, application/log.py, gateway/core/facade.py, tests, benchmarks):
-    # `load_keyed`, `keys_in_log` and `events_of` with the bank's Account kind. The import is here,
-    # not at the top, so that nothing else of the ledger depends on the bank.
-
-    def load_account(self, name: str) -> Account:
-        """The account as stored, or AccountNotFoundError."""
-        from domain.account import Account
-
-        return self.load_keyed(Account, name)
-
-    def account_names(self) -> list[str]:
-        """Every account ever opened, in the order they were opened."""
-        from domain.account import Account
-
-        return self.keys_in_log(Account)
-
-    def account_events(self, name: str) -> list[AggregateEvent]:
-        from domain.account import Account
-
-        return self.events_of(Account.id_for(name))

@@ -38,8 +38,6 @@ DOMAIN_PACKAGES = ("application.bank", "application.shop")
 # STILL_BANKED does.
 APP_STILL_BANKED = frozenset(
     {
-        # The write side: the accounts and their registry, found by name.
-        "application.ledger",
         # The read models: balances and statements.
         "application.read_models.queries",
         "application.read_models.projections",
