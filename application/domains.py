@@ -21,6 +21,8 @@ from application.read_models.declared import NO_READ_MODELS, DomainReadModels
 from application.settings_error import SettingsError
 
 if TYPE_CHECKING:
+    from eventsourcing.domain import Aggregate
+
     from application.books import Books
     from application.ledger import Ledger
     from application.read_routes import ReadRoute
@@ -142,12 +144,14 @@ class AgentHistories:
     """How the agent reads the histories of the records a run named, to tell who wrote the
     texts its answer quotes: which values are such records' ids (`is_id`), the read a
     principal must be allowed to make on one (`reader`, naming it by `argument`) before
-    its history is read, and what a history says (`read`: the record, its events)."""
+    its history is read, what a history says (`read`: the record, its events), and the
+    keyed aggregate such records are (`kind`: the bank's Account)."""
 
     is_id: Callable[[object], bool]
     reader: type[UseCase[Any]]
     argument: str
     read: Callable[[str, Sequence[object]], HistoryTexts]
+    kind: type[Aggregate]
 
 
 @dataclass(frozen=True)

@@ -1,59 +1,33 @@
-"""A unit of work over the accounts (and any domain's aggregates) one request touches.
+"""A unit of work over the aggregates (of any domain) one request touches.
 
-Use cases read and change in-memory aggregates; reads see the request's own earlier
-writes. Nothing reaches the store until `commit`, which appends every event in ONE
-`Application.save`, guarded by the versions of the accounts it only read, and by the
-version of the set of accounts if it listed them (`AccountRegistry`). Dropping the unit of
-work discards everything (cosmicpython's "roll back unless committed").
-
-A domain other than the bank reaches its aggregates by kind and business key (`get`, `add`):
-the kind says how a key becomes its id and which refusal names one missing or present
-(`Keyed`); their events are collected, guarded and committed as the accounts' are, and
-named by their key where an account's would be named by its id.
+Use cases read and change in-memory aggregates, found by kind and business key (`get`,
+`add`): the kind says how a key becomes its id and which refusal names one missing or
+present (`Keyed`), and how it is kept (application/kinds.py). Reads see the request's own
+earlier writes. Nothing reaches the store until `commit`, which appends every event in ONE
+`Application.save`, guarded by the versions of the aggregates it only read, and by the
+version of a kind's registry if it listed that kind (`keys`: the bank's accounts are listed
+by their registry). Dropping the unit of work discards everything (cosmicpython's "roll back
+unless committed").
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol, TypeVar, cast
+from typing import Any, TypeVar, cast
 from uuid import UUID
 
-from eventsourcing.application import AggregateNotFoundError
 from eventsourcing.domain import Aggregate, AggregateEvent
 from eventsourcing.persistence import IntegrityError, Recording
 
 from application.data_policy import DIRECT, CallProvenance
 from application.event_json import event_json
+from application.kinds import Keyed, Listing, is_cached, keyed, listing_of, noun, takes_turns
 from application.ledger import Ledger
-from domain.account import Account, account_id
-from domain.errors import AccountExistsError, AccountNotFoundError, DomainError
-from domain.registry import REGISTRY_ID, AccountRegistry
+
+__all__ = ["CommittedEvent", "ConflictError", "Keyed", "UnitOfWork", "keyed"]
 
 Found = TypeVar("Found", bound=Aggregate)
-
-
-class Keyed(Protocol):
-    """What an aggregate kind declares to be found by a business key (a sku, an order id)."""
-
-    @staticmethod
-    def id_for(key: str) -> UUID: ...
-
-    @staticmethod
-    def not_found(key: str) -> DomainError: ...
-
-    @staticmethod
-    def already_exists(key: str) -> DomainError: ...
-
-
-def keyed(kind: type[Aggregate]) -> Keyed:
-    """The kind as a `Keyed` one, or a TypeError naming what it lacks."""
-    missing = [
-        name for name in ("id_for", "not_found", "already_exists") if not hasattr(kind, name)
-    ]
-    if missing:
-        raise TypeError(f"{kind.__name__} is not found by a key: it lacks {', '.join(missing)}")
-    return cast(Keyed, kind)
 
 
 class ConflictError(Exception):
@@ -77,29 +51,32 @@ class UnitOfWork:
         owner_of: Callable[[object], str | None] | None = None,
     ) -> None:
         self.ledger = ledger
-        # The accounts a listing may show: a customer's own, or all (None).
+        # The keys a listing may show (the bank's: a customer's own accounts), or all (None).
         self.visible = visible
         # The owned id an aggregate of the domain belongs to (`OwnedWords.owner_of`): its
         # events are the principal's to see whole when that id is visible.
         self.owner_of = owner_of
-        # Accounts as this process last saw them, without asking the store (see
-        # `Ledger.load_account`): only for a write whose caller does it again on the stored
+        # Aggregates of a cached kind as this process last saw them, without asking the store
+        # (see `Ledger.load_kept`): only for a write whose caller does it again on the stored
         # state when it conflicts, is refused, or changes nothing (see Gateway.call).
         self.as_cached = as_cached
-        # Whether it takes its accounts' turns (application/account_turns.py): always as
-        # cached, which relies on them; a write's caller may ask for them on stored state too.
+        # Whether it takes the turns of what it reads of a kind that takes turns
+        # (application/turns.py): always as cached, which relies on them; a write's caller
+        # may ask for them on stored state too.
         self.takes_turns = turns or as_cached
         self._turns: list[UUID] = []
-        self._accounts: dict[str, Account] = {}
-        # Any other domain's aggregates, by id (`get`, `add`).
+        # What it read or added, by id, and the key each was found by.
         self._aggregates: dict[UUID, Aggregate] = {}
-        self._loaded_versions: dict[UUID, int] = {}
-        self._opened_here: list[str] = []
-        self._events: list[AggregateEvent] = []
-        # Appended with the accounts' events but not theirs to show: the registry's.
-        self._bookkeeping: list[AggregateEvent] = []
-        self._registry: AccountRegistry | None = None
         self._names: dict[UUID, str] = {}
+        self._loaded_versions: dict[UUID, int] = {}
+        # Added here, in order (not in the store: no stored history to read).
+        self._added_here: list[UUID] = []
+        self._events: list[AggregateEvent] = []
+        # Appended with the aggregates' events but not theirs to show: the registries'.
+        self._bookkeeping: list[AggregateEvent] = []
+        # The registries written here, by their kind; those read or written, by their id.
+        self._registries: dict[type[Aggregate], Listing] = {}
+        self._listings: dict[UUID, type[Aggregate]] = {}
         self.committed = False
         self.last_position: int | None = None
         # Where the arguments of the use case performing now came from (`execute` sets it).
@@ -107,40 +84,33 @@ class UnitOfWork:
 
     # Reads and changes, for use cases.
 
-    def account(self, name: str) -> Account:
-        """The account as this unit of work sees it, or AccountNotFoundError."""
-        return self.accounts(name)[0]
-
-    def accounts(self, *names: str) -> list[Account]:
-        """As `account`, for several at once (AccountNotFoundError for the first missing).
-
-        Taking turns, the unit of work first takes the accounts' turns, in id order when it
-        holds none yet, or only if they are free (else TurnNotFreeError: do it again
-        without them); `close` gives them back."""
-        new = [name for name in dict.fromkeys(names) if name not in self._accounts]
-        if self.takes_turns and new:
-            self._turns += self.ledger.turns.take(
-                [account_id(name) for name in new], wait=not self._turns
-            )
-        for name in new:
-            loaded = self.ledger.load_account(name, as_cached=self.as_cached)
-            self._remember(name, loaded)
-            self._loaded_versions[loaded.id] = loaded.version
-        return [self._accounts[name] for name in names]
-
     def get(self, kind: type[Found], key: str) -> Found:
         """The aggregate of that kind and key as this unit of work sees it, or the kind's
-        not-found refusal. Read from the store (no cache); its version guards the commit."""
-        found = self._find(kind, key)
-        if found is None:
-            raise keyed(kind).not_found(key)
+        not-found refusal. Its version guards the commit."""
+        return self.get_many(kind, key)[0]
+
+    def get_many(self, kind: type[Found], *keys: str) -> list[Found]:
+        """As `get`, for several at once (the refusal for the first missing).
+
+        Of a kind that takes turns, taking turns, the unit of work first takes the turns of
+        those it has not read yet, in id order when it holds none yet, or only if they are
+        free (else TurnNotFreeError: do it again without them); `close` gives them back."""
+        self._take_turns(kind, keys)
+        found: list[Found] = []
+        for key in keys:
+            one = self._find(kind, key)
+            if one is None:
+                raise keyed(kind).not_found(key)
+            found.append(one)
         return found
 
     def has(self, kind: type[Aggregate], key: str) -> bool:
+        self._take_turns(kind, (key,))
         return self._find(kind, key) is not None
 
     def add(self, aggregate: Aggregate, key: str) -> None:
-        """A new aggregate, committed with the rest; the kind's refusal if the key is taken."""
+        """A new aggregate, committed with the rest; the kind's refusal if the key is taken.
+        Of a listed kind, it is registered with the kind's registry."""
         kind = keyed(type(aggregate))
         if aggregate.id != kind.id_for(key):
             raise ValueError(f"{type(aggregate).__name__} {key}: its id is not its key's")
@@ -148,14 +118,71 @@ class UnitOfWork:
             raise kind.already_exists(key)
         self._aggregates[aggregate.id] = aggregate
         self._names[aggregate.id] = key
+        self._added_here.append(aggregate.id)
+        registry_kind = listing_of(type(aggregate))
+        if registry_kind is not None:
+            self._registry_to_write(registry_kind).register(key)
+
+    def keys(self, kind: type[Aggregate]) -> list[str]:
+        """The keys of a listed kind as its registry lists them (one cached aggregate, not
+        a scan of the log), with the ones added here; the registry's version guards the
+        commit. Only the `visible` ones."""
+        registry_kind = listing_of(kind)
+        if registry_kind is None:
+            raise TypeError(f"{kind.__name__} is not listed: it declares no listed_by")
+        written = self._registries.get(registry_kind)
+        if written is not None:
+            stored = list(written.names)
+        else:
+            registry = cast(Listing | None, self.ledger.listing(registry_kind))
+            registry_id = registry_kind.create_id()
+            self._listings[registry_id] = registry_kind
+            if registry_id not in self._loaded_versions:
+                self._loaded_versions[registry_id] = registry.version if registry else 0
+            # Only a log with no registry yet has its keys found by a scan.
+            stored = list(registry.names) if registry else self.ledger.keys_in_log(kind)
+        added = [self._names[i] for i in self._added_here if isinstance(self._aggregates[i], kind)]
+        names = stored + [name for name in added if name not in stored]
+        return names if self.visible is None else [n for n in names if n in self.visible]
+
+    def latest_history(self, kind: type[Aggregate], key: str, limit: int) -> list[AggregateEvent]:
+        """The aggregate's last `limit` events, oldest first, as `history` would end."""
+        aggregate = self.get(kind, key)
+        mine = [e for e in self._events if e.originator_id == aggregate.id]
+        pending = [e for e in aggregate.pending_events if isinstance(e, AggregateEvent)]
+        ours = mine + pending
+        missing = limit - len(ours)
+        stored: list[AggregateEvent] = []
+        if missing > 0 and aggregate.id not in self._added_here:
+            upto = self._loaded_versions[aggregate.id]
+            stored = self.ledger.latest_events_of(aggregate.id, upto=upto, limit=missing)
+        return (stored + ours)[-limit:]
+
+    def history(self, kind: type[Aggregate], key: str) -> list[AggregateEvent]:
+        """Every event of the aggregate: stored ones, then this unit of work's own."""
+        aggregate = self.get(kind, key)
+        added = aggregate.id in self._added_here
+        stored = [] if added else self.ledger.events_of(aggregate.id)
+        upto = self._loaded_versions.get(aggregate.id, 0)
+        stored = [e for e in stored if e.originator_version <= upto]
+        mine = [e for e in self._events if e.originator_id == aggregate.id]
+        pending = [e for e in aggregate.pending_events if isinstance(e, AggregateEvent)]
+        return stored + mine + pending
+
+    def _take_turns(self, kind: type[Aggregate], keys: Sequence[str]) -> None:
+        if not self.takes_turns or not takes_turns(kind):
+            return
+        ids = [keyed(kind).id_for(key) for key in dict.fromkeys(keys)]
+        new = [i for i in ids if i not in self._aggregates]
+        if new:
+            self._turns += self.ledger.turns.take(new, wait=not self._turns)
 
     def _find(self, kind: type[Found], key: str) -> Found | None:
         aggregate_id = keyed(kind).id_for(key)
         found = self._aggregates.get(aggregate_id)
         if found is None:
-            try:
-                found = self.ledger.load(aggregate_id)
-            except AggregateNotFoundError:
+            found = self.ledger.find(kind, aggregate_id, as_cached=self.as_cached)
+            if found is None:
                 return None
             self._aggregates[aggregate_id] = found
             self._names[aggregate_id] = key
@@ -165,7 +192,7 @@ class UnitOfWork:
         return found
 
     def close(self) -> None:
-        """Give back the accounts' turns; the work is over, committed or not."""
+        """Give back the turns it took; the work is over, committed or not."""
         turns, self._turns = self._turns, []
         self.ledger.turns.give_back(turns)
 
@@ -175,90 +202,43 @@ class UnitOfWork:
     def __exit__(self, *exc_info: object) -> None:
         self.close()
 
-    def exists(self, name: str) -> bool:
-        try:
-            self.account(name)
-        except AccountNotFoundError:
-            return False
-        return True
-
-    def open(self, account: Account) -> None:
-        if self.exists(account.account):
-            raise AccountExistsError(account.account)
-        self._remember(account.account, account)
-        self._opened_here.append(account.account)
-        self._registry_to_write().register(account.account)
-
-    def account_names(self) -> list[str]:
-        """The accounts as the registry lists them (one cached aggregate, not a scan of the
-        log), with the ones opened here; the registry's version guards the commit."""
-        if self._registry is not None:
-            stored = list(self._registry.names)
-        else:
-            registry = self.ledger.account_registry()
-            if REGISTRY_ID not in self._loaded_versions:
-                self._loaded_versions[REGISTRY_ID] = registry.version if registry else 0
-            # Only a log with no registry yet has its accounts found by a scan.
-            stored = list(registry.names) if registry else self.ledger.account_names()
-        names = stored + [name for name in self._opened_here if name not in stored]
-        return names if self.visible is None else [n for n in names if n in self.visible]
-
-    def latest_history(self, name: str, limit: int) -> list[AggregateEvent]:
-        """The account's last `limit` events, oldest first, as `history` would end."""
-        account = self.account(name)
-        mine = [e for e in self._events if e.originator_id == account.id]
-        pending = [e for e in account.pending_events if isinstance(e, AggregateEvent)]
-        ours = mine + pending
-        missing = limit - len(ours)
-        stored: list[AggregateEvent] = []
-        if missing > 0 and name not in self._opened_here:
-            upto = self._loaded_versions[account.id]
-            stored = self.ledger.latest_account_events(name, upto=upto, limit=missing)
-        return (stored + ours)[-limit:]
-
-    def history(self, name: str) -> list[AggregateEvent]:
-        """Every event of the account: stored ones, then this unit of work's own."""
-        account = self.account(name)
-        stored = [] if name in self._opened_here else self.ledger.account_events(name)
-        stored = [e for e in stored if e.originator_version <= self._loaded_versions[account.id]]
-        mine = [e for e in self._events if e.originator_id == account.id]
-        pending = [e for e in account.pending_events if isinstance(e, AggregateEvent)]
-        return stored + mine + pending
-
     # Bookkeeping, for whoever runs the use cases.
 
     def collect(self) -> list[AggregateEvent]:
         """Move the events raised since the last call into the unit of work, in time order."""
         raised: list[AggregateEvent] = []
-        for aggregate in (*self._accounts.values(), *self._aggregates.values()):
+        for aggregate in self._aggregates.values():
             raised.extend(e for e in aggregate.collect_events() if isinstance(e, AggregateEvent))
         raised.sort(key=lambda e: e.timestamp)
         self._events.extend(raised)
-        if self._registry is not None:
+        for registry in self._registries.values():
             self._bookkeeping.extend(
-                e for e in self._registry.collect_events() if isinstance(e, AggregateEvent)
+                e
+                for e in cast(Aggregate, registry).collect_events()
+                if isinstance(e, AggregateEvent)
             )
         return raised
 
     @property
     def events(self) -> Sequence[AggregateEvent]:
-        """The accounts' (and other aggregates') events: what the work did."""
+        """The aggregates' events: what the work did."""
         return tuple(self._events)
 
     @property
     def recorded(self) -> Sequence[AggregateEvent]:
-        """Everything a commit appends: the accounts' events, then the registry's."""
+        """Everything a commit appends: the aggregates' events, then the registries'."""
         return (*self._events, *self._bookkeeping)
 
-    def account_name(self, originator_id: UUID) -> str:
+    def key_of(self, originator_id: UUID) -> str:
+        """The key the aggregate of that id was found or added by."""
         return self._names[originator_id]
 
     def event_json(self, event: AggregateEvent, position: int | None = None) -> dict[str, Any]:
-        """The event as this work's principal may see it. On an account outside `visible`
-        (another customer's, credited by a transfer) the version is not shown: it would
-        tell how many movements that account has had. A record the domain says belongs to
-        a visible id (`owner_of`: a customer's order) is shown whole."""
-        name = self.account_name(event.originator_id)
+        """The event as this work's principal may see it. On an aggregate outside `visible`
+        (another customer's account, credited by a transfer) the version is not shown: it
+        would tell how many movements that account has had. A record the domain says belongs
+        to a visible id (`owner_of`: a customer's order) is shown whole."""
+        name = self.key_of(event.originator_id)
         shown = event_json(event, name, position)
         if self.visible is not None and not self._seen_whole(event.originator_id, name):
             shown["version"] = None
@@ -295,7 +275,9 @@ class UnitOfWork:
             raise ConflictError(self._describe_conflict(conflict)) from None
         self.committed = True
         written = {e.originator_id for e in self._events}
-        self.ledger.remember(*(a for a in self._accounts.values() if a.id in written))
+        self.ledger.remember(
+            *(a for a in self._aggregates.values() if a.id in written and is_cached(type(a)))
+        )
         # The log position of the transaction's last event: what a reader waits for.
         self.last_position = max(r.notification.id for r in recordings)
         positions = {
@@ -307,26 +289,25 @@ class UnitOfWork:
             for e in self._events
         ]
 
-    def _registry_to_write(self) -> AccountRegistry:
-        if self._registry is None:
-            self._registry = self.ledger.account_registry() or AccountRegistry()
-        return self._registry
-
-    def _remember(self, name: str, account: Account) -> None:
-        self._accounts[name] = account
-        self._names[account.id] = name
+    def _registry_to_write(self, registry_kind: type[Aggregate]) -> Listing:
+        registry = self._registries.get(registry_kind)
+        if registry is None:
+            registry = cast(Listing, self.ledger.listing(registry_kind) or registry_kind())
+            self._registries[registry_kind] = registry
+            self._listings[registry.id] = registry_kind
+        return registry
 
     def _describe_conflict(self, conflict: IntegrityError) -> str:
         moved = getattr(conflict, "originator_id", None)
         names = sorted(self._names.values())
-        if moved == REGISTRY_ID:
-            subject = "the set of accounts"
+        kinds = {type(a) for a in self._aggregates.values()}
+        if moved in self._listings:
+            subject = str(getattr(self._listings[moved], "subject", "a listing"))
         elif isinstance(moved, UUID) and moved in self._aggregates:
-            subject = f"{type(self._aggregates[moved]).__name__.lower()} {self._names[moved]}"
-        elif isinstance(moved, UUID) and moved in self._names:
-            subject = f"account {self._names[moved]}"
-        elif self._aggregates:
-            subject = "one of " + ", ".join(names)
+            subject = f"{noun(type(self._aggregates[moved]))} {self._names[moved]}"
+        elif len(kinds) == 1 and hasattr(only := kinds.pop(), "noun"):
+            article = "an" if noun(only)[:1] in "aeiou" else "a"
+            subject = f"{article} {noun(only)} among " + ", ".join(names)
         else:
-            subject = "an account among " + ", ".join(names)
+            subject = "one of " + ", ".join(names)
         return f"conflict: {subject} changed since it was read; nothing was written"

@@ -62,11 +62,11 @@ def fill_histories(ledger: Ledger) -> None:
     # Loaded first by a cold process: its connection prepares the statements of a load
     # from a snapshot once, as any process serving for a while has.
     call_now(ledger, OpenAccount(account="warm", owner="Bench"))
-    deposits(ledger, [ledger.load_account("warm")], 150)
+    deposits(ledger, [ledger.load_keyed(Account, "warm")], 150)
     for size in HISTORIES:
         name = f"h{size}"
         call_now(ledger, OpenAccount(account=name, owner="Bench", initial_deposit=Decimal(10**6)))
-        account = ledger.load_account(name)
+        account = ledger.load_keyed(Account, name)
         deposits(ledger, [account], size - 2)  # opened and first deposit: 2 events
 
 
@@ -74,7 +74,7 @@ def fill_log(ledger: Ledger, events: int) -> None:
     for n in range(ACCOUNTS):
         call_now(ledger, OpenAccount(account=f"a{n:03d}", owner="Bench"))
     head = ledger.recorder.max_notification_id() or 0
-    accounts = [ledger.load_account(f"a{n:03d}") for n in range(ACCOUNTS)]
+    accounts = [ledger.load_keyed(Account, f"a{n:03d}") for n in range(ACCOUNTS)]
     deposits(ledger, accounts, events - head)
 
 
@@ -109,7 +109,7 @@ def child(kind: str, url: str, target: str) -> None:
     with Ledger(env=eventsourcing_env(url)) as ledger:
         ledger.recorder.max_notification_id()  # the connection, not the measure
         if kind == "transfer":
-            ledger.load_account("warm")
+            ledger.load_keyed(Account, "warm")
             print(json.dumps(timed(lambda: transfer(ledger, target))))
             return
         runner, sandbox = program_runner(ledger)

@@ -9,19 +9,24 @@ what it paid back as refunds: the facts a payment computed from data is checked 
 from __future__ import annotations
 
 from decimal import Decimal
+from typing import ClassVar
 from uuid import NAMESPACE_URL, UUID, uuid5
 
 from eventsourcing.domain import Aggregate, event
 
 from domain.errors import (
     AccountClosedError,
+    AccountExistsError,
     AccountNotEmptyError,
+    AccountNotFoundError,
     BalanceLimitError,
+    DomainError,
     InsufficientFundsError,
     RefundLimitError,
     SameAccountError,
 )
 from domain.money import MAX_BALANCE, ZERO, amount, fmt
+from domain.registry import AccountRegistry
 
 CURRENCY = "EUR"
 
@@ -38,6 +43,29 @@ def _memo_by(state: dict[str, object]) -> None:
 
 class Account(Aggregate):
     """A bank account named by a short id such as `alice`."""
+
+    # How the application keeps accounts (application/kinds.py): found by name; listed by
+    # the registry of accounts (whose version guards a listing), or, in a log older than
+    # it, by the `account` of their Opened events; a process's writes to one take turns,
+    # from the copy it cached; snapshotted, however long their history.
+    noun: ClassVar[str] = "account"
+    listed_by: ClassVar[type[Aggregate]] = AccountRegistry
+    key_field: ClassVar[str] = "account"
+    takes_turns: ClassVar[bool] = True
+    cached: ClassVar[bool] = True
+    snapshotted: ClassVar[bool] = True
+
+    @staticmethod
+    def id_for(key: str) -> UUID:
+        return account_id(key)
+
+    @staticmethod
+    def not_found(key: str) -> DomainError:
+        return AccountNotFoundError(key)
+
+    @staticmethod
+    def already_exists(key: str) -> DomainError:
+        return AccountExistsError(key)
 
     # v2: the per-account totals paid, received and refunded. A v1 snapshot starts them
     # empty: fewer payments computed from data are allowed until they fill again.

@@ -7,6 +7,7 @@ since the preview makes the commit a conflict (no phantom).
 
 from __future__ import annotations
 
+from typing import ClassVar
 from uuid import NAMESPACE_URL, UUID, uuid5
 
 from eventsourcing.domain import Aggregate, event
@@ -15,6 +16,12 @@ REGISTRY_ID = uuid5(NAMESPACE_URL, "sluice:accounts")
 
 
 class AccountRegistry(Aggregate):
+    # How a refused commit names it, and how the application keeps it (application/kinds.py):
+    # read by every listing, so cached, and snapshotted (one event per account).
+    subject: ClassVar[str] = "the set of accounts"
+    cached: ClassVar[bool] = True
+    snapshotted: ClassVar[bool] = True
+
     class Started(Aggregate.Created):
         pass
 

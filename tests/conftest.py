@@ -14,6 +14,7 @@ import pytest
 from application.bank import BANK_USE_CASES, DIRECTORY_HEADER
 from application.ledger import Ledger
 from application.store_config import eventsourcing_env
+from domain.account import Account
 from gateway.core.catalog import Catalog
 from gateway.core.policy.caps import Caps
 from gateway.core.program.limits import ProgramLimits
@@ -119,7 +120,7 @@ def runner(demo_ledger: Ledger, catalog: Catalog, sandbox: Sandbox) -> ProgramRu
 
 
 def balances(ledger: Ledger) -> dict[str, Decimal]:
-    return {name: ledger.load_account(name).balance for name in ledger.account_names()}
+    return {name: ledger.load_keyed(Account, name).balance for name in ledger.keys_in_log(Account)}
 
 
 def store_state(ledger: Ledger) -> tuple[int | None, dict[str, Decimal]]:

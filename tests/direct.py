@@ -15,6 +15,7 @@ from application.executor import execute
 from application.ledger import Ledger
 from application.unit_of_work import ConflictError, UnitOfWork
 from application.use_case import UseCase
+from domain.account import Account
 from domain.errors import DomainError
 
 
@@ -46,7 +47,7 @@ def call_now(ledger: Ledger, use_case: UseCase[Any]) -> DirectOutcome:
 
 def seed_demo(ledger: Ledger) -> list[str]:
     """Open the demo accounts that are absent; the names opened (none the second time)."""
-    existing = set(ledger.account_names())
+    existing = set(ledger.keys_in_log(Account))
     opened = []
     for account, owner, first_deposit in DEMO_ACCOUNTS:
         if account in existing:

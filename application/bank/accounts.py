@@ -46,7 +46,7 @@ class OpenAccount(UseCase[AccountView]):
 
     def perform(self, uow: UnitOfWork) -> AccountView:
         account = Account(account=self.account, owner=self.owner)
-        uow.open(account)
+        uow.add(account, self.account)
         if self.initial_deposit > 0:
             account.deposit(self.initial_deposit, "initial deposit")
         return AccountView.of(account)
@@ -71,6 +71,6 @@ class CloseAccount(UseCase[AccountView]):
     )
 
     def perform(self, uow: UnitOfWork) -> AccountView:
-        account = uow.account(self.account)
+        account = uow.get(Account, self.account)
         account.close()
         return AccountView.of(account)

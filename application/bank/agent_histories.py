@@ -55,4 +55,5 @@ BANK_HISTORIES = AgentHistories(
     reader=GetBalance,
     argument="account",
     read=read_account,
+    kind=Account,
 )

@@ -11,6 +11,7 @@ from decimal import Decimal
 from typing import TYPE_CHECKING
 
 from application.domains import Demo, DemoPrincipal, DemoRecord
+from domain.account import Account
 
 if TYPE_CHECKING:
     from application.ledger import Ledger
@@ -32,7 +33,7 @@ DEMO_PRINCIPALS = (
 
 
 def _accounts_opened(ledger: Ledger) -> Iterable[str]:
-    return ledger.account_names()
+    return ledger.keys_in_log(Account)
 
 
 BANK_DEMO = Demo(

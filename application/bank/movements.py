@@ -13,6 +13,7 @@ from application.field_rules import MovesMoney, Owned, guarded
 from application.permissions import STAFF, Permission
 from application.unit_of_work import UnitOfWork
 from application.use_case import Example, UseCase
+from domain.account import Account
 from domain.errors import SameAccountError
 
 
@@ -42,7 +43,7 @@ class Deposit(UseCase[AccountView]):
     )
 
     def perform(self, uow: UnitOfWork) -> AccountView:
-        account = uow.account(self.account)
+        account = uow.get(Account, self.account)
         account.deposit(self.amount, self.memo, uow.provenance.author_of("memo", None))
         return AccountView.of(account)
 
@@ -73,7 +74,7 @@ class Withdraw(UseCase[AccountView]):
     )
 
     def perform(self, uow: UnitOfWork) -> AccountView:
-        account = uow.account(self.account)
+        account = uow.get(Account, self.account)
         account.withdraw(self.amount, self.memo, uow.provenance.author_of("memo", self.account))
         return AccountView.of(account)
 
@@ -158,7 +159,7 @@ class Transfer(UseCase[TransferReceipt]):
     def perform(self, uow: UnitOfWork) -> TransferReceipt:
         if self.payer == self.payee:
             raise SameAccountError(self.payer)
-        payer, payee = uow.accounts(self.payer, self.payee)
+        payer, payee = uow.get_many(Account, self.payer, self.payee)
         # Both sides are checked before either changes, so a refusal leaves no half.
         payer.check_open()
         payee.check_open()

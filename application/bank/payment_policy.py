@@ -35,6 +35,7 @@ from application.data_policy import (
     PolicyCall,
     Refused,
 )
+from domain.account import Account
 from domain.money import fmt
 
 REFUND = "refund"  # what the policy grants a payment it allows only as a refund
@@ -91,7 +92,7 @@ class PaymentPolicy(ArgumentPolicy):
                 f"{name}: {self.payee} was taken from text written by {' or '.join(others)}; "
                 "ask the person which account to pay"
             )
-        payer = call.uow.account(payer_name)
+        payer = call.uow.get(Account, payer_name)
         if payee in call.principal.owns or payer.has_paid(payee):
             return ALLOWED
         room = payer.refund_room(payee)

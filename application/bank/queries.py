@@ -14,6 +14,7 @@ from application.field_rules import Owned
 from application.permissions import EVERYONE, Permission
 from application.unit_of_work import UnitOfWork
 from application.use_case import Example, UseCase
+from domain.account import Account
 
 
 class GetBalance(UseCase[Decimal]):
@@ -31,7 +32,7 @@ class GetBalance(UseCase[Decimal]):
     )
 
     def perform(self, uow: UnitOfWork) -> Balance:
-        return uow.account(self.account).balance
+        return uow.get(Account, self.account).balance
 
 
 class ListAccounts(UseCase[list[AccountView]]):
@@ -55,7 +56,7 @@ class ListAccounts(UseCase[list[AccountView]]):
 
     def perform(self, uow: UnitOfWork) -> list[AccountView]:
         # By account id, as the read models list them (a direct read is answered there).
-        views = [AccountView.of(uow.account(name)) for name in sorted(uow.account_names())]
+        views = [AccountView.of(uow.get(Account, name)) for name in sorted(uow.keys(Account))]
         return [v for v in views if self.owner is None or v.owner == self.owner]
 
 
@@ -79,5 +80,5 @@ class Statement(UseCase[list[StatementEntry]]):
     def perform(self, uow: UnitOfWork) -> list[StatementEntry]:
         # The last `limit` events only, read from the events' index; balances walk back
         # from the account's own (a test keeps this equal to folding the whole history).
-        latest = uow.latest_history(self.account, self.limit)
-        return latest_entries(self.account, latest, uow.account(self.account).balance)
+        latest = uow.latest_history(Account, self.account, self.limit)
+        return latest_entries(self.account, latest, uow.get(Account, self.account).balance)

@@ -18,10 +18,12 @@ from collections.abc import Iterable
 from decimal import Decimal
 from functools import cached_property
 from typing import Protocol
+from uuid import UUID
 
-from eventsourcing.domain import AggregateEvent
+from eventsourcing.domain import Aggregate, AggregateEvent
 
 from application.domains import AgentHistories, Domain, OwnedWords
+from application.kinds import keyed
 from application.labels import Fields, Items, Leaf, Tree
 from application.principals import PrincipalView
 from application.results import CallRecord
@@ -33,12 +35,12 @@ from gateway.core.policy.decisions import call_refusal
 MIN_CONTAINED = 8  # a shorter memo found inside a longer text says little about who wrote it
 
 
-class AccountHistories(Protocol):
+class RecordHistories(Protocol):
     """What Authors reads: the facade's (`Gateway`), or a ledger's in a test."""
 
-    def account_events(self, account: str, /) -> list[AggregateEvent]: ...
+    def events_of(self, aggregate_id: UUID, /) -> list[AggregateEvent]: ...
 
-    def account_names(self) -> list[str]: ...
+    def keys_in_log(self, kind: type[Aggregate], /) -> list[str]: ...
 
 
 class Authors:
@@ -46,7 +48,7 @@ class Authors:
 
     def __init__(
         self,
-        histories: AccountHistories,
+        histories: RecordHistories,
         reader: PrincipalView,
         catalog: Catalog | None = None,
         domain: Domain | None = None,
@@ -78,7 +80,7 @@ class Authors:
             if call_refusal(self.reader, read.reader, {read.argument: account}):
                 continue
             try:
-                history = self.histories.account_events(account)
+                history = self.histories.events_of(keyed(read.kind).id_for(account))
             except DomainError:
                 continue
             said = read.read(account, history)
@@ -127,7 +129,7 @@ class Authors:
         (none, in a domain whose histories are not read)."""
         if self.read is None:
             return frozenset()
-        return frozenset(self.histories.account_names())
+        return frozenset(self.histories.keys_in_log(self.read.kind))
 
     def of(self, text: str) -> str | None:
         """Who wrote `text`, or a text it contains; several writers read `a or b`."""

@@ -11,14 +11,14 @@ from collections.abc import Collection, Iterator
 from contextlib import contextmanager, suppress
 from dataclasses import replace
 from typing import Any
+from uuid import UUID
 
 from eventsourcing.application import AggregateNotFoundError
-from eventsourcing.domain import AggregateEvent
+from eventsourcing.domain import Aggregate, AggregateEvent
 from eventsourcing.persistence import IntegrityError
 from pydantic import ValidationError
 
 from application import principals as principal_store
-from application.account_turns import TurnNotFreeError
 from application.event_json import plain
 from application.executor import execute
 from application.key_cache import KeyCache
@@ -28,6 +28,7 @@ from application.principals import PrincipalView
 from application.read_models.queries import ReadModelQueries
 from application.results import Outcome, Proposal, Sheet
 from application.runs import outcome_of
+from application.turns import TurnNotFreeError
 from application.unit_of_work import ConflictError, UnitOfWork
 from application.use_case import UseCase
 from application.validation import describe
@@ -357,15 +358,15 @@ class Gateway:
         return self.proposals.reject(principal, run_id)
 
     # What the agent reads to tell who wrote a text (gateway/agent/authors.py), which
-    # checks first that its reader may read the account.
+    # checks first that its reader may read the record.
 
-    def account_events(self, account: str) -> list[AggregateEvent]:
-        """Every event of the account, oldest first."""
-        return self.ledger.account_events(account)
+    def events_of(self, aggregate_id: UUID) -> list[AggregateEvent]:
+        """Every event of a record, oldest first."""
+        return self.ledger.events_of(aggregate_id)
 
-    def account_names(self) -> list[str]:
-        """Every account ever opened, in the order they were opened."""
-        return self.ledger.account_names()
+    def keys_in_log(self, kind: type[Aggregate]) -> list[str]:
+        """The keys of every record of a kind ever created, in log order."""
+        return self.ledger.keys_in_log(kind)
 
     # The answers kept for an Idempotency-Key (HTTP's), by principal and key.
 

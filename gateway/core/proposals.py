@@ -245,7 +245,7 @@ class Proposals:
         run.commit(
             [
                 {
-                    "account": uow.account_name(event.originator_id),
+                    "account": uow.key_of(event.originator_id),
                     "aggregate_id": str(event.originator_id),
                     "version": event.originator_version,
                     "type": type(event).__name__,

@@ -34,7 +34,7 @@ def check_books(
     books = Books()
     debits, credits = _movements(url)
     with Ledger(env=eventsourcing_env(url)) as ledger:
-        balances = {name: ledger.load_account(name).balance for name in accounts}
+        balances = {name: ledger.load_keyed(Account, name).balance for name in accounts}
     # Money is conserved: transfers only move it between the bank's accounts.
     total = sum(balances.values(), Decimal(0))
     books.expect(

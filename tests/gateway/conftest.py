@@ -48,8 +48,8 @@ def who(gateway: Gateway) -> Callable[[str], PrincipalView]:
 def accounts_state(ledger: Ledger) -> dict[str, tuple[Decimal, int]]:
     """Every account's balance and version: what 'nothing was appended' must leave alone."""
     state = {}
-    for name in ledger.account_names():
-        account = ledger.load_account(name)
+    for name in ledger.keys_in_log(Account):
+        account = ledger.load_keyed(Account, name)
         assert isinstance(account, Account)
         state[name] = (account.balance, account.version)
     return state

@@ -1,4 +1,4 @@
-"""A process's direct writes to one account take turns (application/account_turns.py): many
+"""A process's direct writes to one account take turns (application/turns.py): many
 at once on a few accounts all commit, none is answered with a conflict, and a turn held too
 long only sends the next write to the store."""
 
@@ -11,9 +11,9 @@ from uuid import uuid4
 
 import pytest
 
-from application.account_turns import AccountTurns, TurnNotFreeError
 from application.principals import PrincipalView
-from domain.account import account_id
+from application.turns import TurnNotFreeError, Turns
+from domain.account import Account, account_id
 from gateway.core.facade import Gateway
 from tests.gateway.conftest import accounts_state
 
@@ -51,7 +51,7 @@ def test_writes_at_once_on_a_few_accounts_all_commit(
     assert sum(moved.values()) == 2 * THREADS * EACH  # each transfer: one event on each side
     assert sum(after[n][0] for n in moved) == sum(before[n][0] for n in moved)
     for name in moved:  # every event of the account, in version order, replayed to its balance
-        assert gateway.ledger.load_account(name).balance == after[name][0]
+        assert gateway.ledger.load_keyed(Account, name).balance == after[name][0]
 
 
 def test_a_turn_held_too_long_sends_the_next_write_to_the_store(
@@ -69,11 +69,11 @@ def test_a_turn_held_too_long_sends_the_next_write_to_the_store(
 
     assert outcome.status == "committed"
     assert Decimal(outcome.result["payer_balance"]) == Decimal("90.00")
-    assert gateway.ledger.load_account("bob").balance == Decimal("10.00")
+    assert gateway.ledger.load_keyed(Account, "bob").balance == Decimal("10.00")
 
 
 def test_turns_are_taken_in_id_order_or_not_at_all() -> None:
-    turns = AccountTurns(seconds=0.05)
+    turns = Turns(seconds=0.05)
     a, b, c = sorted([uuid4(), uuid4(), uuid4()])
     assert turns.take([c, a], wait=True) == [a, c]
 

@@ -318,7 +318,7 @@ def test_events_and_snapshots_stored_before_these_fields_still_load(gateway: Gat
     """A v1 transfer was its payer's own words and no refund; a v1 account snapshot starts
     its totals empty (fewer payments from data allowed until they fill, never more)."""
     mapper = gateway.ledger.mapper
-    account = gateway.ledger.load_account("alice")
+    account = gateway.ledger.load_keyed(Account, "alice")
     account.debit_transfer(Decimal(1), "bob", "lunch", "carla", refund=False)
     debited = next(e for e in account.collect_events() if type(e).__name__ == "TransferDebited")
     stored = mapper.to_stored_event(debited)

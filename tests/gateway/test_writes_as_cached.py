@@ -16,6 +16,7 @@ from application import principals
 from application.ledger import Ledger
 from application.store_config import eventsourcing_env
 from application.unit_of_work import UnitOfWork
+from domain.account import Account
 from gateway.core.catalog import Catalog
 from gateway.core.errors import GatewayError
 from gateway.core.facade import Gateway
@@ -53,7 +54,7 @@ def call(gateway: Gateway, who: str, name: str, **arguments: Any) -> Any:
 
 
 def balance(gateway: Gateway, account: str) -> Decimal:
-    return gateway.ledger.load_account(account).balance
+    return gateway.ledger.load_keyed(Account, account).balance
 
 
 def test_a_write_reports_the_balance_another_process_left(
@@ -68,7 +69,7 @@ def test_a_write_reports_the_balance_another_process_left(
     assert Decimal(receipt["payer_balance"]) == Decimal("95.00")
     assert (balance(there, "alice"), balance(there, "bob")) == (Decimal("95.00"), Decimal("15"))
     # Each movement is in the log once: alice's events are opened, deposited, 3 movements.
-    assert [type(e).__name__ for e in there.ledger.account_events("alice")] == [
+    assert [type(e).__name__ for e in there.ledger.events_of(Account.id_for("alice"))] == [
         "Opened",
         "Deposited",
         "TransferDebited",
@@ -126,15 +127,15 @@ def test_the_cache_keeps_the_newest_of_what_was_committed(
 ) -> None:
     here, _ = two_gateways
     ledger = here.ledger
-    older = ledger.load_account("alice")
+    older = ledger.load_keyed(Account, "alice")
     call(here, "alice", "transfer", payer="alice", payee="bob", amount=1)
 
     ledger.remember(older)  # a commit of an older version, finishing late
 
     with UnitOfWork(ledger, as_cached=True) as uow:
-        cached = uow.account("alice")
+        cached = uow.get(Account, "alice")
         assert (cached.version, cached.balance) == (older.version + 1, older.balance - 1)
         # What the unit of work changes is its own copy, not the cached one.
         cached.deposit(Decimal(3))
     with UnitOfWork(ledger, as_cached=True) as uow:
-        assert uow.account("alice").balance == older.balance - 1
+        assert uow.get(Account, "alice").balance == older.balance - 1

@@ -75,11 +75,13 @@ def test_a_transfer_lost_by_asynchronous_replication_is_not_written_upon(
     with Ledger(env=eventsourcing_env(pair.standby.url)) as ledger:
         memos = [
             event.memo
-            for event in ledger.account_events("alice")
+            for event in ledger.events_of(Account.id_for("alice"))
             if isinstance(event, Account.TransferDebited)
         ]
-        versions = [event.originator_version for event in ledger.account_events("alice")]
-        balances = {name: ledger.load_account(name).balance for name in ("alice", "bob", "carla")}
+        versions = [event.originator_version for event in ledger.events_of(Account.id_for("alice"))]
+        balances = {
+            name: ledger.load_keyed(Account, name).balance for name in ("alice", "bob", "carla")
+        }
     # What asynchronous replication risks: the transfer answered before the failure is gone.
     assert memos == ["kept", "after"]
     # What Sluice keeps: the account's history has no hole, and the books balance.

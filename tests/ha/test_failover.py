@@ -139,10 +139,12 @@ def test_a_failover_under_load_loses_nothing_answered_and_serves_again(pair: Pai
         debits = Counter(
             event.memo
             for name in ("alice", "bob", "carla")
-            for event in ledger.account_events(name)
+            for event in ledger.events_of(Account.id_for(name))
             if isinstance(event, Account.TransferDebited)
         )
-        balances = {name: ledger.load_account(name).balance for name in ("alice", "bob", "carla")}
+        balances = {
+            name: ledger.load_keyed(Account, name).balance for name in ("alice", "bob", "carla")
+        }
     committed = {key for key, a in final.items() if a.status == 200}
     assert {key for key in committed if debits[key] != 1} == set(), report
     assert {key for key, n in debits.items() if n > 1} == set()

@@ -29,6 +29,7 @@ from fastapi.testclient import TestClient
 from application.ledger import Ledger
 from application.store_config import eventsourcing_env
 from domain import money
+from domain.account import Account
 from gateway.bootstrap import Sluice
 from gateway.core.policy.caps import Caps
 from gateway.demo import seed
@@ -437,7 +438,7 @@ def test_every_store_holds_the_maximum_balance_and_nothing_passes_it(
 ) -> None:
     teller = {"Authorization": "Bearer sk-demo-teller"}
     alice = {"Authorization": "Bearer sk-demo-alice"}
-    bob = rich_sluice.ledger.load_account("bob")
+    bob = rich_sluice.ledger.load_keyed(Account, "bob")
     for _ in range(999):  # 999 of the largest deposits, written past the gateway
         bob.deposit(money.MAX_AMOUNT, "")
     rich_sluice.ledger.save(bob)

@@ -2,7 +2,7 @@
 new state; one that still loses (409) is not kept for its Idempotency-Key, so its retry
 with the same key goes through, once.
 
-A process's own writes to one account take turns (application/account_turns.py) and do
+A process's own writes to one account take turns (application/turns.py) and do
 not conflict with each other; the first test races them, the second races writes that do
 not take turns, as several processes' writes do not."""
 

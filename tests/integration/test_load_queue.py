@@ -26,12 +26,14 @@ def test_concurrent_loads_of_one_account_each_give_up_in_time(schema: str) -> No
         alice = Account(account="alice", owner="Alice")
         alice.deposit(Decimal("10"), "first")
         ledger.save(alice)
-        ledger.load_account("alice")  # now cached: later loads fast-forward it under its lock
+        ledger.load_keyed(
+            Account, "alice"
+        )  # now cached: later loads fast-forward it under its lock
 
         def load() -> tuple[str, float]:
             started = time.monotonic()
             try:
-                ledger.load_account("alice")
+                ledger.load_keyed(Account, "alice")
             except OperationalError as error:
                 return type(error).__name__, time.monotonic() - started
             return "loaded", time.monotonic() - started
@@ -47,4 +49,4 @@ def test_concurrent_loads_of_one_account_each_give_up_in_time(schema: str) -> No
         assert {kind for kind, _ in outcomes} <= {"LockTimeoutError", "LoadQueueTimeoutError"}
         # Unbounded, the fourth would have waited four lock timeouts, one after the other.
         assert max(seconds for _, seconds in outcomes) < LOCK_SECONDS + LOAD_QUEUE_SECONDS + 1
-        assert ledger.load_account("alice").balance == Decimal("10")
+        assert ledger.load_keyed(Account, "alice").balance == Decimal("10")

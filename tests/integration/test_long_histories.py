@@ -22,9 +22,9 @@ from application.ledger import SNAPSHOT_EVERY, Ledger
 from application.store_config import eventsourcing_env
 from application.unit_of_work import UnitOfWork
 from application.use_case import UseCase
-from domain.account import account_id
+from domain.account import Account, account_id
 from domain.idempotency import IdempotentRequest, request_id
-from domain.registry import REGISTRY_ID
+from domain.registry import REGISTRY_ID, AccountRegistry
 from tests.direct import call_now, seed_demo
 from tests.stores import empty_store
 
@@ -54,7 +54,7 @@ def test_an_account_past_the_snapshot_interval_loads_in_a_fresh_process_from_its
     stored_ledger: Ledger,
 ) -> None:
     demo_ledger = stored_ledger
-    start = demo_ledger.load_account("bob")
+    start = demo_ledger.load_keyed(Account, "bob")
     for _ in range(SNAPSHOT_EVERY * 2 + 5):
         assert call_now(demo_ledger, Deposit(account="bob", amount=Decimal(1))).ok
     version = start.version + SNAPSHOT_EVERY * 2 + 5
@@ -63,29 +63,29 @@ def test_an_account_past_the_snapshot_interval_loads_in_a_fresh_process_from_its
 
     fresh = Ledger(env=demo_ledger.env)
     try:
-        loaded = fresh.load_account("bob")
+        loaded = fresh.load_keyed(Account, "bob")
     finally:
         fresh.close()
 
     assert [s.originator_version for s in snapshots] == [version // SNAPSHOT_EVERY * SNAPSHOT_EVERY]
-    assert loaded.version == demo_ledger.load_account("bob").version == version
+    assert loaded.version == demo_ledger.load_keyed(Account, "bob").version == version
     assert loaded.balance == start.balance + SNAPSHOT_EVERY * 2 + 5
 
 
 def test_a_snapshot_the_store_cannot_write_leaves_the_save_standing(tmp_path: Path) -> None:
     with empty_store("sqlite", tmp_path) as url, Ledger(env=eventsourcing_env(url)) as ledger:
         seed_demo(ledger)
-        while ledger.load_account("bob").version < SNAPSHOT_EVERY - 1:
+        while ledger.load_keyed(Account, "bob").version < SNAPSHOT_EVERY - 1:
             assert call_now(ledger, Deposit(account="bob", amount=Decimal(1))).ok
-        balance = ledger.load_account("bob").balance
+        balance = ledger.load_keyed(Account, "bob").balance
         with sqlite3.connect(url.removeprefix("sqlite://")) as db:
             db.execute("DROP TABLE stored_snapshots")
 
         crossing = call_now(ledger, Deposit(account="bob", amount=Decimal(1)))  # version 100
 
         assert crossing.ok, crossing.error
-        assert ledger.load_account("bob").version == SNAPSHOT_EVERY
-        assert ledger.load_account("bob").balance == balance + 1
+        assert ledger.load_keyed(Account, "bob").version == SNAPSHOT_EVERY
+        assert ledger.load_keyed(Account, "bob").balance == balance + 1
 
 
 def test_the_registry_of_accounts_is_snapshotted_and_lists_every_account_in_order(
@@ -99,13 +99,13 @@ def test_the_registry_of_accounts_is_snapshotted_and_lists_every_account_in_orde
     fresh = Ledger(env=demo_ledger.env)
     try:
         listed = execute(ListAccounts(), UnitOfWork(fresh)).value
-        registry = fresh.account_registry()
+        registry = fresh.listing(AccountRegistry)
     finally:
         fresh.close()
 
     assert [s.originator_version for s in snapshots] == [SNAPSHOT_EVERY]
-    assert registry is not None and registry.names == demo_ledger.account_names()
-    assert [view.account for view in listed] == sorted(demo_ledger.account_names())
+    assert registry is not None and registry.names == demo_ledger.keys_in_log(Account)
+    assert [view.account for view in listed] == sorted(demo_ledger.keys_in_log(Account))
 
 
 @settings(max_examples=40, deadline=None)
@@ -126,7 +126,7 @@ def test_a_statement_from_the_latest_events_equals_the_one_folded_from_the_whole
             continue
     for name in NAMES:
         shown = execute(Statement(account=name, limit=limit), uow).value
-        folded = entries(name, uow.history(name))[::-1][:limit]
+        folded = entries(name, uow.history(Account, name))[::-1][:limit]
         assert shown == folded
 
 

@@ -33,7 +33,7 @@ def deposit(sluice: Sluice, account: str, amount: str) -> None:
 def raw_deposit(sluice: Sluice, account: str, amount: str, memo: str = "") -> int:
     """An event written past every check of the use cases, as a bug upstream would write it;
     its position in the log."""
-    loaded = sluice.ledger.load_account(account)
+    loaded = sluice.ledger.load_keyed(Account, account)
     # The event itself, past the domain's checks (of the maximum balance, for one).
     loaded.trigger_event(Account.Deposited, amount=Decimal(amount), memo=memo)
     [recording] = sluice.ledger.save(loaded)

@@ -6,14 +6,14 @@ from __future__ import annotations
 from application.aggregate_cache import HotAggregates
 from application.ledger import Ledger
 from application.repository import BoundedRepository
-from domain.account import account_id
+from domain.account import Account, account_id
 from tests.direct import seed_demo
 
 
 def test_forgetting_empties_the_cache_of_accounts() -> None:
     with Ledger(env={"PERSISTENCE_MODULE": "infrastructure.popo"}) as ledger:
         seed_demo(ledger)
-        ledger.load_account("alice")
+        ledger.load_keyed(Account, "alice")
         repository = ledger.repository
         assert isinstance(repository, BoundedRepository)
         assert repository.get_as_cached(account_id("alice")) is not None
@@ -22,7 +22,7 @@ def test_forgetting_empties_the_cache_of_accounts() -> None:
 
         assert repository.get_as_cached(account_id("alice")) is None
         # And it fills again from the store.
-        assert ledger.load_account("alice").balance == 100
+        assert ledger.load_keyed(Account, "alice").balance == 100
         assert repository.get_as_cached(account_id("alice")) is not None
 
 

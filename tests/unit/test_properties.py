@@ -11,6 +11,7 @@ from application.bank.movements import Deposit, Transfer, Withdraw
 from application.bank.statement import entries
 from application.ledger import Ledger
 from application.use_case import UseCase
+from domain.account import Account
 from domain.money import ZERO
 from tests.direct import call_now, seed_demo
 
@@ -43,11 +44,11 @@ def test_any_history_keeps_money_conserved_and_no_balance_below_zero(
             elif isinstance(operation, Withdraw):
                 withdrawn += operation.amount
 
-    balances = {name: ledger.load_account(name).balance for name in NAMES}
+    balances = {name: ledger.load_keyed(Account, name).balance for name in NAMES}
     assert sum(balances.values()) == Decimal("100.00") + deposited - withdrawn
     assert min(balances.values()) >= 0
     for name in NAMES:
-        statement = entries(name, ledger.account_events(name))
+        statement = entries(name, ledger.events_of(Account.id_for(name)))
         # Each statement line's running balance is the previous one plus its amount,
         # never negative, ending at the account's balance.
         running = ZERO

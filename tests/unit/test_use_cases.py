@@ -17,6 +17,7 @@ from application.ports import CallbackPort
 from application.unit_of_work import UnitOfWork
 from application.use_case import UseCase
 from application.validation import describe
+from domain.account import Account
 from domain.errors import AccountNotFoundError, DomainError
 from tests.conftest import balances, store_state
 from tests.direct import call_now
@@ -131,7 +132,7 @@ def test_reads_inside_a_unit_of_work_see_its_own_writes(demo_ledger: Ledger) -> 
         ("opened", Decimal("0.00"), Decimal("0.00")),
     ]
     # Nothing was committed: the store does not know dan.
-    assert "dan" not in demo_ledger.account_names()
+    assert "dan" not in demo_ledger.keys_in_log(Account)
 
 
 def test_a_unit_of_work_that_is_not_committed_writes_nothing(demo_ledger: Ledger) -> None:

@@ -1,13 +1,14 @@
-"""Writes of one process to one account take turns.
+"""Writes of one process to one aggregate take turns (a kind that declares `takes_turns`,
+such as the bank's accounts).
 
-A direct write starts from the account as its process last saw it (see
-`UnitOfWork(as_cached=True)`). Two such writes to one account at once would start from the
+A direct write starts from the aggregate as its process last saw it (see
+`UnitOfWork(as_cached=True)`). Two such writes to one aggregate at once would start from the
 same version, and the second to commit would conflict and be done again from the store. So a
-write holds its accounts' turns from loading them until its commit is over, and the next one
+write holds its aggregates' turns from loading them until its commit is over, and the next one
 starts from what the first committed, without asking the store. Other processes are not held:
 their writes meet the store's guard, as before.
 
-Turns are taken in the order of the accounts' ids when a write takes several at once, so two
+Turns are taken in the order of the aggregates' ids when a write takes several at once, so two
 writes cannot each hold what the other waits for; one taken later, while others are held, is
 only tried: if it is not free, the write gives its turns back and is done again without them.
 """
@@ -22,11 +23,11 @@ TURN_SECONDS = 1.0
 
 
 class TurnNotFreeError(Exception):
-    """The account's turn is another write's: this one is done again from the store."""
+    """The aggregate's turn is another write's: this one is done again from the store."""
 
 
-class AccountTurns:
-    """One lock per account while anyone holds or waits for it."""
+class Turns:
+    """One lock per aggregate while anyone holds or waits for it."""
 
     def __init__(self, seconds: float = TURN_SECONDS) -> None:
         self.seconds = seconds
