@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from application.audited import AuditedRecord
 from application.money_moves import MoneyReader, no_money_moves
+from application.read_models.declared import NO_READ_MODELS, DomainReadModels
 from application.settings_error import SettingsError
 
 if TYPE_CHECKING:
@@ -24,6 +25,7 @@ if TYPE_CHECKING:
 
     from application.books import Books
     from application.ledger import Ledger
+    from application.read_routes import ReadRoute
     from application.use_case import UseCase
 
 GROUP = "sluice.domains"
@@ -176,6 +178,11 @@ class Domain:
     money_moves: MoneyReader = no_money_moves
     # What its customers own, in words: the bank's accounts by default.
     owned_words: OwnedWords = field(default_factory=OwnedWords)
+    # Its resources under /v1, derived from its read use cases (application/read_routes.py).
+    read_routes: tuple[ReadRoute, ...] = ()
+    # Its read models: their projections and the reads they answer; by default none (every
+    # read answered by its use case from the log), beside the gateway's runs.
+    read_models: DomainReadModels = NO_READ_MODELS
     # The audit: the kinds of records `sluice audit record KIND ID` and `audit as-of` follow
     # by their keys, which also name their events in the log (`account` of `sluice events`);
     # and the domain's check of its books from the log (`sluice audit verify`), a fresh one

@@ -23,7 +23,6 @@ from collections.abc import Callable
 from pathlib import Path
 
 from application.read_models.service import ReadModels, open_read_model_store
-from application.read_models.store import PROJECTIONS
 from benchmarks import cpu_time
 from gateway.bootstrap import Sluice
 from gateway.demo import seed
@@ -86,7 +85,7 @@ def run(kind: str, sluice: Sluice, operations: int) -> None:
         ),
     }
     for models, _ in ways.values():
-        models.catch_up(list(PROJECTIONS))
+        models.catch_up(list(models.names))
     rng = random.Random(19)
     for size in ROUNDS:
         start = sluice.read_models.head()
@@ -98,7 +97,7 @@ def run(kind: str, sluice: Sluice, operations: int) -> None:
         shown: dict[bool, tuple[float, float, float]] = {}
         order = list(ways.values()) if size % 2 else list(ways.values())[::-1]  # turns
         for models, together in order:
-            names = None if together else list(PROJECTIONS)
+            names = None if together else list(models.names)
             rounds = functools.partial(catch_up_in_rounds, models, names, start, end, step)
             shown[together] = measure(rounds, server=kind == "postgres")
         (wall_a, cpu_a, db_a), (wall_t, cpu_t, db_t) = (

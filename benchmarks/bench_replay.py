@@ -19,8 +19,8 @@ from contextlib import contextmanager
 from decimal import Decimal
 from pathlib import Path
 
+from application.bank.projections import ACCOUNT_TOPICS
 from application.ledger import Ledger
-from application.read_models.projections import ACCOUNT_TOPICS
 from application.read_models.service import ReadModels, open_read_model_store
 from application.store_config import eventsourcing_env
 from domain.account import Account

@@ -99,7 +99,8 @@ class Sluice:
 
     @cached_property
     def read_models(self) -> ReadModels:
-        return ReadModels(self.ledger, open_read_model_store(self.ledger, LIVE))
+        view = open_read_model_store(self.ledger, LIVE)
+        return ReadModels(self.ledger, view, declared=self.domain.read_models)
 
     @cached_property
     def standby(self) -> ReadModelStore | None:
@@ -123,6 +124,8 @@ class Sluice:
             trusted_clients=self.trusted_clients,
             money_moves=self.domain.money_moves,
         )
+        # The operator's questions in the served domain's terms (its audited records, books).
+        gateway.operations = self.operations
         # Without a running projector, each direct read brings the views up to date first.
         gateway.queries = ReadModelQueries(
             self.read_models,

@@ -12,10 +12,17 @@ from eventsourcing.popo import POPOTrackingRecorder
 from application.read_models.rows import (
     BalanceRow,
     DeadLetter,
+    DocumentRow,
     RunRow,
     StatementRow,
 )
-from application.read_models.store import ReadModelStore, StaleWindowError, Window, WindowWrite
+from application.read_models.store import (
+    TABLED,
+    ReadModelStore,
+    StaleWindowError,
+    Window,
+    WindowWrite,
+)
 
 
 class POPOReadModelStore(POPOTrackingRecorder, ReadModelStore):
@@ -29,6 +36,8 @@ class POPOReadModelStore(POPOTrackingRecorder, ReadModelStore):
         self._balances: dict[str, BalanceRow] = {}
         self._statement: dict[tuple[str, int], StatementRow] = {}
         self._runs: dict[str, RunRow] = {}
+        # The records of the declared read models, by (projection, key).
+        self._documents: dict[tuple[str, str], DocumentRow] = {}
         self._dead_letters: dict[tuple[str, int], DeadLetter] = {}
 
     def _claim(self, window: Window) -> None:
@@ -75,6 +84,12 @@ class POPOReadModelStore(POPOTrackingRecorder, ReadModelStore):
                 for f in fields(RunRow)
             }
             self._runs[run.run_id] = RunRow(**merged)
+        for change in write.documents:  # in order: a later change of a key wins
+            record = (change.projection, change.key)
+            if change.body is None:
+                self._documents.pop(record, None)
+            else:
+                self._documents[record] = DocumentRow(*record, change.owner, change.body)
 
     def record_dead_letter(self, letter: DeadLetter, window: Window) -> None:
         with self._database_lock:
@@ -148,9 +163,25 @@ class POPOReadModelStore(POPOTrackingRecorder, ReadModelStore):
             ]
         return found[:limit]
 
+    def documents(
+        self,
+        projection: str,
+        keys: Collection[str] | None = None,
+        owners: Collection[str] | None = None,
+    ) -> list[DocumentRow]:
+        with self._database_lock:
+            rows = [
+                row
+                for row in self._documents.values()
+                if row.projection == projection
+                and (keys is None or row.key in keys)
+                and (owners is None or row.owner is None or row.owner in owners)
+            ]
+        return sorted(rows, key=lambda row: row.key)  # str order is code-point order
+
     def reset(self, projection: str, tracking_name: str) -> None:
         with self._database_lock:
-            self._tables()[projection].clear()
+            self._forget(projection)
             for key in [k for k in self._dead_letters if k[0] == projection]:
                 del self._dead_letters[key]
             self._max_tracking_ids.pop(tracking_name, None)
@@ -158,9 +189,8 @@ class POPOReadModelStore(POPOTrackingRecorder, ReadModelStore):
     def take_over(self, projection: str, source_prefix: str, source: str, tracking: str) -> int:
         rebuilt = self.siblings[source_prefix]
         with self._database_lock, rebuilt._database_lock:
-            table, theirs = self._tables()[projection], rebuilt._tables()[projection]
-            table.clear()
-            table.update(theirs)
+            self._forget(projection)
+            self._table(projection).update(rebuilt._rows_of(projection))
             for key in [k for k in self._dead_letters if k[0] == projection]:
                 del self._dead_letters[key]
             self._dead_letters.update(
@@ -172,3 +202,19 @@ class POPOReadModelStore(POPOTrackingRecorder, ReadModelStore):
 
     def _tables(self) -> dict[str, dict[Any, Any]]:
         return {"balances": self._balances, "statement": self._statement, "runs": self._runs}
+
+    def _table(self, projection: str) -> dict[Any, Any]:
+        """Where a projection's rows are: a table of the bank's, or the records of every
+        declared read model (theirs by their key's first part)."""
+        return self._tables()[projection] if projection in TABLED else self._documents
+
+    def _rows_of(self, projection: str) -> dict[Any, Any]:
+        table = self._table(projection)
+        if projection in TABLED:
+            return table
+        return {key: row for key, row in table.items() if key[0] == projection}
+
+    def _forget(self, projection: str) -> None:
+        table = self._table(projection)
+        for key in list(self._rows_of(projection)):
+            del table[key]

@@ -13,10 +13,17 @@ from eventsourcing.sqlite import SQLiteCursor, SQLiteDatastore, SQLiteTrackingRe
 from application.read_models.rows import (
     BalanceRow,
     DeadLetter,
+    DocumentRow,
     RunRow,
     StatementRow,
 )
-from application.read_models.store import ReadModelStore, StaleWindowError, Window, WindowWrite
+from application.read_models.store import (
+    TABLED,
+    ReadModelStore,
+    StaleWindowError,
+    Window,
+    WindowWrite,
+)
 
 RUN_COLUMNS = (
     "principal", "kind", "language", "status", "calls", "previewed", "committed",
@@ -57,6 +64,9 @@ class SQLiteReadModelStore(SQLiteTrackingRecorder, ReadModelStore):
             f"CREATE INDEX IF NOT EXISTS {p}runs_by_status ON {p}runs (status, position)",
             f"CREATE TABLE IF NOT EXISTS {p}dead_letters (projection TEXT, position INTEGER, "
             "error TEXT, recorded_at TEXT, PRIMARY KEY (projection, position))",
+            # The records of the declared read models (text compares by code point: BINARY).
+            f"CREATE TABLE IF NOT EXISTS {p}documents (projection TEXT, key TEXT, owner TEXT, "
+            "body TEXT NOT NULL, PRIMARY KEY (projection, key))",
         ]
 
     def _create_table(self, c: SQLiteCursor) -> None:
@@ -123,6 +133,19 @@ class SQLiteReadModelStore(SQLiteTrackingRecorder, ReadModelStore):
                 f"ON CONFLICT (run_id) DO UPDATE SET {updates}",
                 [(ch.run_id, *(getattr(ch, col) for col in RUN_COLUMNS)) for ch in write.runs],
             )
+        for change in write.documents:  # in order: a later change of a key wins
+            if change.body is None:
+                c.execute(
+                    f"DELETE FROM {self.prefix}documents WHERE projection = ? AND key = ?",
+                    (change.projection, change.key),
+                )
+            else:
+                c.execute(
+                    f"INSERT INTO {self.prefix}documents VALUES (?, ?, ?, ?) "
+                    "ON CONFLICT (projection, key) DO UPDATE SET "
+                    "owner = excluded.owner, body = excluded.body",
+                    (change.projection, change.key, change.owner, change.body),
+                )
 
     def record_dead_letter(self, letter: DeadLetter, window: Window) -> None:
         with self.datastore.transaction(commit=True) as c:
@@ -219,22 +242,42 @@ class SQLiteReadModelStore(SQLiteTrackingRecorder, ReadModelStore):
             params.append(principal)
         return [r["run_id"] for r in self._select(sql + " LIMIT ?", [*params, limit])]
 
+    def documents(
+        self,
+        projection: str,
+        keys: Collection[str] | None = None,
+        owners: Collection[str] | None = None,
+    ) -> list[DocumentRow]:
+        sql = f"SELECT * FROM {self.prefix}documents WHERE projection = ?"
+        params: list[Any] = [projection]
+        if keys is not None:
+            sql += f" AND key IN ({', '.join('?' * len(keys))})"
+            params += keys
+        if owners is not None:
+            sql += f" AND (owner IS NULL OR owner IN ({', '.join('?' * len(owners))}))"
+            params += owners
+        rows = self._select(sql + " ORDER BY key", params)
+        return [DocumentRow(r["projection"], r["key"], r["owner"], r["body"]) for r in rows]
+
     def reset(self, projection: str, tracking_name: str) -> None:
+        table, where, params = _rows_of(self.prefix, projection)
         with self.datastore.transaction(commit=True) as c:
             c.execute("DELETE FROM tracking WHERE application_name = ?", (tracking_name,))
-            c.execute(f"DELETE FROM {self.prefix}{projection}")
+            c.execute(f"DELETE FROM {table}{where}", params)
             c.execute(f"DELETE FROM {self.prefix}dead_letters WHERE projection = ?", (projection,))
 
     def take_over(self, projection: str, source_prefix: str, source: str, tracking: str) -> int:
         mine, theirs = self.prefix, source_prefix
+        table, where, params = _rows_of(mine, projection)
+        their_table, _, _ = _rows_of(theirs, projection)
         with self.datastore.transaction(commit=True) as c:
             # The write lock first: no window of this projection applies meanwhile.
             c.execute("DELETE FROM tracking WHERE application_name = ?", (tracking,))
             c.execute("SELECT notification_id FROM tracking WHERE application_name = ?", (source,))
             row = c.fetchone()
             position = int(row[0]) if row else 0
-            c.execute(f"DELETE FROM {mine}{projection}")
-            c.execute(f"INSERT INTO {mine}{projection} SELECT * FROM {theirs}{projection}")
+            c.execute(f"DELETE FROM {table}{where}", params)
+            c.execute(f"INSERT INTO {table} SELECT * FROM {their_table}{where}", params)
             c.execute(f"DELETE FROM {mine}dead_letters WHERE projection = ?", (projection,))
             c.execute(
                 f"INSERT INTO {mine}dead_letters SELECT * FROM {theirs}dead_letters "
@@ -250,6 +293,14 @@ class SQLiteReadModelStore(SQLiteTrackingRecorder, ReadModelStore):
             c.execute(sql, params)
             rows: list[Any] = c.fetchall()
             return rows
+
+
+def _rows_of(prefix: str, projection: str) -> tuple[str, str, tuple[str, ...]]:
+    """A projection's rows: a table of the bank's whole, or a declared read model's records
+    in the documents table (its table, the condition and its parameters)."""
+    if projection in TABLED:
+        return f"{prefix}{projection}", "", ()
+    return f"{prefix}documents", " WHERE projection = ?", (projection,)
 
 
 def _claim(c: SQLiteCursor, window: Window) -> None:

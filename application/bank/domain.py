@@ -10,6 +10,8 @@ from application.bank.books import BankBooks
 from application.bank.demo import BANK_DEMO
 from application.bank.money_moves import money_moves
 from application.bank.owners import account_exists
+from application.bank.read_models import BANK_READ_MODELS
+from application.bank.read_routes import BANK_READ_ROUTES
 from application.domains import Domain, OwnedWords
 
 BANK = Domain(
@@ -21,6 +23,8 @@ BANK = Domain(
     agent_words=BANK_WORDS,
     agent_histories=BANK_HISTORIES,
     money_moves=money_moves,
+    read_routes=BANK_READ_ROUTES,
+    read_models=BANK_READ_MODELS,
     # A customer owns accounts that exist.
     ownable=account_exists,
     owned_words=OwnedWords(unowned="no account {id}"),

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from application.ledger import Ledger
+from application.read_models.declared import NO_READ_MODELS, DomainReadModels
 from application.read_models.rows import DeadLetter
 from application.read_models.service import (
     LIVE,
@@ -16,7 +17,6 @@ from application.read_models.service import (
     ReadModels,
     open_read_model_store,
 )
-from application.read_models.store import PROJECTIONS
 
 Step = Callable[[str], None]  # a phase begins: what it does
 
@@ -58,9 +58,11 @@ class Replay:
     A rebuild that set events aside starts again from the first event, so that each run
     retries every dead letter with the code of the day."""
 
-    def __init__(self, ledger: Ledger) -> None:
-        self.live = ReadModels(ledger, open_read_model_store(ledger, LIVE))
-        self.rebuilt = ReadModels(ledger, open_read_model_store(ledger, REPLAY))
+    def __init__(self, ledger: Ledger, declared: DomainReadModels = NO_READ_MODELS) -> None:
+        """`declared`: the served domain's read models, beside the gateway's runs."""
+        live, rebuilt = open_read_model_store(ledger, LIVE), open_read_model_store(ledger, REPLAY)
+        self.live = ReadModels(ledger, live, declared=declared)
+        self.rebuilt = ReadModels(ledger, rebuilt, declared=declared)
         self._progress: Progress | None = None
         self._step: Step | None = None
 
@@ -77,7 +79,7 @@ class Replay:
         """`progress` is told of each window applied (the rebuild's, then the live model's
         when it is behind, named "live NAME"); `step` of each phase that has no position
         to count (the comparison of the rows)."""
-        names = names or list(PROJECTIONS)
+        names = names or list(self.live.names)
         for name in names:
             self.rebuilt.projection(name)
         again = [n for n in names if from_scratch or self.rebuilt.dead_letters(n)]
@@ -133,12 +135,7 @@ def _renamed(progress: Progress, name: str) -> Progress:
 
 
 def _rows(models: ReadModels, name: str) -> list[Any]:
-    view = models.store
-    if name == "balances":
-        return view.balances()
-    if name == "statement":
-        return view.statement_entries()
-    return view.runs()
+    return models.projection(name).rows()
 
 
 def _letter(letter: DeadLetter) -> dict[str, Any]:

@@ -26,7 +26,7 @@ from typing import Protocol, TypeVar, runtime_checkable
 from eventsourcing.persistence import PersistenceError
 
 from application.read_models.service import ReadModels
-from application.read_models.store import PROJECTIONS, ReadModelStore
+from application.read_models.store import ReadModelStore
 
 PRIMARY, STANDBY = "primary", "standby"
 STANDBY_BACKOFF_SECONDS = 2.0
@@ -77,7 +77,7 @@ class ReadRouting:
         self.wait_seconds = wait_seconds
         # Reads answered by this process, by the server that answered them.
         self.served: Counter[str] = Counter()
-        self._names = [read_models.tracking_name(name) for name in PROJECTIONS]
+        self._names = [read_models.tracking_name(name) for name in read_models.names]
         self._lock = threading.Lock()
         self._down_until = 0.0
 

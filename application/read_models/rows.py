@@ -90,6 +90,26 @@ class RunRow:
 
 
 @dataclass(frozen=True)
+class DocumentChange:
+    """A record of a domain's declared read model (`application.read_models.documents`) set
+    to `body` (a JSON object's text), or removed (None), by its key in that read model;
+    `owner` is the owned id it belongs to (None: every principal's to read)."""
+
+    projection: str
+    key: str
+    owner: str | None
+    body: str | None
+
+
+@dataclass(frozen=True)
+class DocumentRow:
+    projection: str
+    key: str
+    owner: str | None
+    body: str
+
+
+@dataclass(frozen=True)
 class DeadLetter:
     """An event a projection could not apply: kept aside, so the projection goes on."""
 

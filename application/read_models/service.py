@@ -25,15 +25,12 @@ from eventsourcing.persistence import InterfaceError, Notification, OperationalE
 from eventsourcing.utils import Environment, resolve_topic
 
 from application.ledger import Ledger
-from application.read_models.projections import (
-    BalancesProjection,
-    LedgerProjection,
-    RunsProjection,
-    StatementProjection,
-)
+from application.read_models.declared import NO_READ_MODELS, DomainReadModels
+from application.read_models.projection import LedgerProjection
+from application.read_models.projections import RunsProjection
 from application.read_models.raw import plain_json
 from application.read_models.rows import DeadLetter
-from application.read_models.store import PROJECTIONS, ReadModelStore, StaleWindowError, Window
+from application.read_models.store import ReadModelStore, StaleWindowError, Window
 
 LIVE, REPLAY = "rm_", "replay_"
 Progress = Callable[[str, int, int, int], None]  # projection, position, target, events
@@ -44,8 +41,8 @@ log = logging.getLogger("sluice.projector")
 
 
 class UnknownProjectionError(LookupError):
-    def __init__(self, name: str) -> None:
-        super().__init__(f"no projection {name}; the projections are {', '.join(PROJECTIONS)}")
+    def __init__(self, name: str, names: list[str]) -> None:
+        super().__init__(f"no projection {name}; the projections are {', '.join(names)}")
 
 
 @dataclass(frozen=True)
@@ -81,16 +78,26 @@ def open_standby_store(ledger: Ledger, env: dict[str, str], prefix: str) -> Read
 
 class ReadModels:
     def __init__(
-        self, ledger: Ledger, view: ReadModelStore, *, window: int = 2000, fast: bool | None = None
+        self,
+        ledger: Ledger,
+        view: ReadModelStore,
+        *,
+        declared: DomainReadModels = NO_READ_MODELS,
+        window: int = 2000,
+        fast: bool | None = None,
     ) -> None:
         self.ledger = ledger
         self.store = view
         self.window = window
         # Fold stored events without decoding them whole, where the log allows it.
         self.fast = plain_json(ledger) if fast is None else fast
-        self.projections: dict[str, LedgerProjection] = {
-            p.name: p(view) for p in (BalancesProjection, StatementProjection, RunsProjection)
-        }
+        # The served domain's read models (its projections, the reads they answer), then
+        # the gateway's runs.
+        self.declared = declared
+        kinds: tuple[type[LedgerProjection], ...] = (*declared.projections, RunsProjection)
+        self.projections: dict[str, LedgerProjection] = {p.name: p(view) for p in kinds}
+        # Every projection's name, in the order they are caught up.
+        self.names: tuple[str, ...] = tuple(self.projections)
         self._topics = {name: frozenset(p.topics) for name, p in self.projections.items()}
         self._all_topics = sorted(frozenset().union(*self._topics.values()))
 
@@ -98,7 +105,7 @@ class ReadModels:
         try:
             return self.projections[name]
         except KeyError:
-            raise UnknownProjectionError(name) from None
+            raise UnknownProjectionError(name, list(self.names)) from None
 
     def tracking_name(self, projection: str) -> str:
         return f"{self.ledger.name}:{self.store.prefix}{projection}"
@@ -126,14 +133,14 @@ class ReadModels:
         if names is None and progress is None:
             applied, position = self._catch_up_together(target)
             if position >= target:
-                return [CatchUp(name, position, applied[name]) for name in PROJECTIONS]
+                return [CatchUp(name, position, applied[name]) for name in self.names]
         caught_up = [
-            self._catch_up(self.projection(n), target, progress) for n in names or PROJECTIONS
+            self._catch_up(self.projection(n), target, progress) for n in names or self.names
         ]
         return [replace(c, events=c.events + applied.get(c.projection, 0)) for c in caught_up]
 
     def reset(self, names: list[str] | None = None) -> None:
-        for name in names or PROJECTIONS:
+        for name in names or self.names:
             self.projection(name)
             self.store.reset(name, self.tracking_name(name))
 
@@ -147,7 +154,7 @@ class ReadModels:
     def wait(self, position: int, timeout: float = 5.0) -> None:
         """Block until every projection has reached `position`, catching up if behind."""
         deadline = time.monotonic() + timeout
-        names = [self.tracking_name(n) for n in PROJECTIONS]
+        names = [self.tracking_name(n) for n in self.names]
         while min(self.store.positions(names).values()) < position:
             self.catch_up(to=position)
             if time.monotonic() > deadline:
@@ -160,9 +167,9 @@ class ReadModels:
         (0 if they did not start together); it stops short of `target`, leaving the rest
         to each projection alone, where they part (the first window of an empty read model
         included) or a window fails."""
-        projections = [self.projection(name) for name in PROJECTIONS]
+        projections = [self.projection(name) for name in self.names]
         names = [self.tracking_name(p.name) for p in projections]
-        applied = dict.fromkeys(PROJECTIONS, 0)
+        applied = dict.fromkeys(self.names, 0)
         starts = set(self.store.positions(names).values())
         if len(starts) != 1:
             return applied, 0

@@ -26,13 +26,17 @@ from application.read_models.rows import (
     BalanceChange,
     BalanceRow,
     DeadLetter,
+    DocumentChange,
+    DocumentRow,
     RunChange,
     RunLink,
     RunRow,
     StatementRow,
 )
 
-PROJECTIONS = ("balances", "statement", "runs")
+# The projections with tables of their own (the bank's balances and statement, the gateway's
+# runs); any other is a domain's declared read model, kept as documents.
+TABLED = ("balances", "statement", "runs")
 
 
 @dataclass(frozen=True)
@@ -57,6 +61,7 @@ class WindowWrite:
     entries: Sequence[StatementRow] = ()
     links: Sequence[RunLink] = ()
     runs: Sequence[RunChange] = ()
+    documents: Sequence[DocumentChange] = ()
 
 
 # The writes being gathered in this thread (or task), and the store they are for.
@@ -104,6 +109,11 @@ class ReadModelStore(TrackingRecorder, ABC):
 
     def apply_runs(self, changes: Sequence[RunChange], window: Window) -> None:
         self._apply(WindowWrite(window, runs=changes))
+
+    def apply_documents(self, changes: Sequence[DocumentChange], window: Window) -> None:
+        """Set or remove records of one declared read model (in the order given: a later
+        change of a key wins)."""
+        self._apply(WindowWrite(window, documents=changes))
 
     @contextmanager
     def gathering(self) -> Iterator[list[WindowWrite]]:
@@ -175,8 +185,21 @@ class ReadModelStore(TrackingRecorder, ABC):
         id is), of this principal (None: any)."""
 
     @abstractmethod
+    def documents(
+        self,
+        projection: str,
+        keys: Collection[str] | None = None,
+        owners: Collection[str] | None = None,
+    ) -> list[DocumentRow]:
+        """The records of a declared read model, by key (code-point order): all of them, or
+        those with these keys, of which those owned by one of `owners` or by none (None:
+        whoever owns them)."""
+
+    @abstractmethod
     def reset(self, projection: str, tracking_name: str) -> None:
-        """Forget a projection's rows, dead letters and position: it rebuilds from the start."""
+        """Forget a projection's rows, dead letters and position: it rebuilds from the start.
+        A name that is none of balances, statement and runs is a declared read model's: its
+        records are forgotten."""
 
     @abstractmethod
     def take_over(self, projection: str, source_prefix: str, source: str, tracking: str) -> int:

@@ -10,6 +10,8 @@ from application.shop.agent_words import SHOP_WORDS
 from application.shop.audited import ORDERS, PRODUCTS
 from application.shop.demo import SHOP_DEMO
 from application.shop.money_moves import money_moves
+from application.shop.read_models import SHOP_READ_MODELS
+from application.shop.read_routes import SHOP_READ_ROUTES
 from domain.shop.order import Order
 
 if TYPE_CHECKING:
@@ -36,6 +38,8 @@ SHOP = Domain(
     ownable=_any_customer,
     agent_words=SHOP_WORDS,
     money_moves=money_moves,
+    read_routes=SHOP_READ_ROUTES,
+    read_models=SHOP_READ_MODELS,
     # A customer principal owns customer ids: the ones it may order as.
     owned_words=OwnedWords(
         many="customers",

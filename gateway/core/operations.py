@@ -21,6 +21,7 @@ from application.domains import Domain
 from application.ledger import Ledger
 from application.log import follow, read_log
 from application.money_moves import MoneyReader, no_money_moves
+from application.read_models.declared import NO_READ_MODELS, DomainReadModels
 from application.read_models.replay import Replay
 from application.read_models.service import ReadModels
 from application.results import RunStory
@@ -38,6 +39,7 @@ class Operations:
         domain: str = "",
         audited: Sequence[AuditedRecord] | None = None,
         books: Callable[[], Books] | None = None,
+        read_models: DomainReadModels = NO_READ_MODELS,
     ) -> None:
         self._ledger = ledger
         # The served domain's reading of the money a run's events move.
@@ -47,6 +49,8 @@ class Operations:
         self._domain = domain
         self._audited = audited
         self._books = books
+        # The served domain's read models, which a rebuild replays beside the runs.
+        self._read_models = read_models
 
     @classmethod
     def of(cls, ledger: Ledger, domain: Domain) -> Operations:
@@ -57,6 +61,7 @@ class Operations:
             domain=domain.name,
             audited=domain.audited,
             books=domain.books,
+            read_models=domain.read_models,
         )
 
     def log_position(self) -> int | None:
@@ -66,7 +71,7 @@ class Operations:
 
     def rebuild(self) -> Replay:
         """A rebuild of the read models beside the live ones (`Replay.run` does it)."""
-        return Replay(self._ledger)
+        return Replay(self._ledger, self._read_models)
 
     def verify(
         self, read_models: ReadModels, progress: Callable[[int, int], None] | None = None

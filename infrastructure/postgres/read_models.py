@@ -1,5 +1,5 @@
 """The read models in Postgres, beside the events: the windows of a write and their tracking
-in one transaction, which is one call of a function of the view's own (`<prefix>apply_v1`),
+in one transaction, which is one call of a function of the view's own (`<prefix>apply_v3`),
 one statement per table inside it (arrays unnested server side).
 
 The function claims each window first: it moves the tracking row from the window's start
@@ -16,10 +16,18 @@ from typing import Any
 from application.read_models.rows import (
     BalanceRow,
     DeadLetter,
+    DocumentChange,
+    DocumentRow,
     RunRow,
     StatementRow,
 )
-from application.read_models.store import ReadModelStore, StaleWindowError, Window, WindowWrite
+from application.read_models.store import (
+    TABLED,
+    ReadModelStore,
+    StaleWindowError,
+    Window,
+    WindowWrite,
+)
 from infrastructure.postgres import driver
 from infrastructure.postgres.datastore import AsyncpgDatastore
 from infrastructure.postgres.recorder import DdlStep
@@ -37,8 +45,9 @@ ENTRY_FIELDS = ("aggregate_id", "version", "position", "kind", "amount", "balanc
                 "counterparty", "memo", "time", "run_id", "memo_by")  # fmt: skip
 LINK_FIELDS = ("aggregate_id", "version", "run_id")
 RUN_FIELDS = ("run_id", *(name for name, _ in RUN_COLUMNS))
+DOCUMENT_FIELDS = ("projection", "key", "owner", "body")
 # The apply function's parameters: the windows, then the rows of each table, an array a column.
-APPLY_FUNCTION = "apply_v2"
+APPLY_FUNCTION = "apply_v3"
 APPLY_ARRAYS = (
     ("w_name", "text"), ("w_after", "bigint"), ("w_upto", "bigint"),
     *((f"b_{name}", kind) for name, kind in zip(BALANCE_FIELDS,
@@ -49,6 +58,7 @@ APPLY_ARRAYS = (
         strict=True)),
     *((f"l_{name}", kind) for name, kind in zip(LINK_FIELDS, ("text", "int", "text"), strict=True)),
     ("r_run_id", "text"), *((f"r_{name}", kind) for name, kind in RUN_COLUMNS),
+    *((f"d_{name}", "text") for name in DOCUMENT_FIELDS),
 )  # fmt: skip
 # The SQLSTATE the apply function raises for a window that does not start at its position.
 STALE_WINDOW = "SLW01"
@@ -70,6 +80,7 @@ class AsyncpgReadModelStore(AsyncpgTrackingRecorder, ReadModelStore):
         self.t_statement = f"{schema}.{quote_ident(prefix + 'statement')}"
         self.t_runs = f"{schema}.{quote_ident(prefix + 'runs')}"
         self.t_dead_letters = f"{schema}.{quote_ident(prefix + 'dead_letters')}"
+        self.t_documents = f"{schema}.{quote_ident(prefix + 'documents')}"
         self._quoted_schema = schema
         # Every window write is one call of this function: the claims and the rows, one
         # round trip and one implicit transaction (versioned: a changed body is a new name).
@@ -120,6 +131,13 @@ class AsyncpgReadModelStore(AsyncpgTrackingRecorder, ReadModelStore):
                 "position bigint, error text, recorded_at text, "
                 "PRIMARY KEY (projection, position))",
             ),
+            DdlStep(  # the records of the declared read models, keys in code-point order
+                "relation",
+                self.prefix + "documents",
+                f"CREATE TABLE IF NOT EXISTS {self.t_documents} (projection text, "
+                'key text COLLATE "C", owner text, body text NOT NULL, '
+                "PRIMARY KEY (projection, key))",
+            ),
             DdlStep("function", self.prefix + APPLY_FUNCTION, self._apply_function()),
         ]
 
@@ -159,6 +177,7 @@ class AsyncpgReadModelStore(AsyncpgTrackingRecorder, ReadModelStore):
             *_columns([r for w in ordered for r in w.entries], ENTRY_FIELDS),
             *_columns([r for w in ordered for r in w.links], LINK_FIELDS),
             *_columns([r for w in ordered for r in w.runs], RUN_FIELDS),
+            *_columns(_last_changes([r for w in writes for r in w.documents]), DOCUMENT_FIELDS),
         ]
         return ApplyArguments(windows, arrays)
 
@@ -241,6 +260,16 @@ BEGIN
     IF cardinality(r_run_id) > 0 THEN
         INSERT INTO {self.t_runs} AS t SELECT * FROM unnest({run_arrays})
         ON CONFLICT (run_id) DO UPDATE SET {run_updates};
+    END IF;
+    IF cardinality(d_key) > 0 THEN
+        DELETE FROM {self.t_documents} AS t
+         USING unnest(d_projection, d_key, d_body) AS d(projection, key, body)
+         WHERE d.body IS NULL AND t.projection = d.projection AND t.key = d.key;
+        INSERT INTO {self.t_documents} AS t
+        SELECT * FROM unnest(d_projection, d_key, d_owner, d_body)
+                   AS d(projection, key, owner, body)
+         WHERE d.body IS NOT NULL
+        ON CONFLICT (projection, key) DO UPDATE SET owner = EXCLUDED.owner, body = EXCLUDED.body;
     END IF;
 END;
 $sluice$
@@ -331,6 +360,25 @@ $sluice$
         )
         return [r["run_id"] for r in rows]
 
+    def documents(
+        self,
+        projection: str,
+        keys: Collection[str] | None = None,
+        owners: Collection[str] | None = None,
+    ) -> list[DocumentRow]:
+        # A NULL array leaves its condition out; keys by code point, whatever the database's
+        # collation (the column's own is "C" too, so its index gives that order).
+        rows = self._fetch(
+            f"SELECT * FROM {self.t_documents} WHERE projection = $1 "
+            "AND ($2::text[] IS NULL OR key = ANY($2)) "
+            "AND ($3::text[] IS NULL OR owner IS NULL OR owner = ANY($3)) "
+            'ORDER BY key COLLATE "C"',
+            projection,
+            None if keys is None else list(keys),
+            None if owners is None else list(owners),
+        )
+        return [DocumentRow(r["projection"], r["key"], r["owner"], r["body"]) for r in rows]
+
     def dead_letters(self, projection: str | None = None) -> list[DeadLetter]:
         where, args = ("", []) if projection is None else (" WHERE projection = $1", [projection])
         rows = self._fetch(
@@ -341,7 +389,7 @@ $sluice$
         ]
 
     def reset(self, projection: str, tracking_name: str) -> None:
-        table = self._table(self.prefix, projection)
+        table, where, params = self._rows_of(self.prefix, projection)
         tracking_table = self.tracking_sql.qualified
 
         async def reset(conn: driver.Connection) -> None:
@@ -349,7 +397,7 @@ $sluice$
                 await conn.execute(
                     f"DELETE FROM {tracking_table} WHERE application_name = $1", tracking_name
                 )
-                await conn.execute(f"DELETE FROM {table}")
+                await conn.execute(f"DELETE FROM {table}{where}", *params)
                 await conn.execute(
                     f"DELETE FROM {self.t_dead_letters} WHERE projection = $1", projection
                 )
@@ -358,7 +406,8 @@ $sluice$
 
     def take_over(self, projection: str, source_prefix: str, source: str, tracking: str) -> int:
         check_identifier(source_prefix + "x")
-        mine, theirs = self._table(self.prefix, projection), self._table(source_prefix, projection)
+        mine, where, params = self._rows_of(self.prefix, projection)
+        theirs, _, _ = self._rows_of(source_prefix, projection)
         their_letters = self._table(source_prefix, "dead_letters")
         their_tracking = self._table(source_prefix, "tracking")
         qualified = self.tracking_sql.qualified
@@ -372,8 +421,8 @@ $sluice$
                     f"SELECT notification_id FROM {their_tracking} WHERE application_name = $1",
                     source,
                 )
-                await conn.execute(f"DELETE FROM {mine}")
-                await conn.execute(f"INSERT INTO {mine} SELECT * FROM {theirs}")
+                await conn.execute(f"DELETE FROM {mine}{where}", *params)
+                await conn.execute(f"INSERT INTO {mine} SELECT * FROM {theirs}{where}", *params)
                 await conn.execute(
                     f"DELETE FROM {self.t_dead_letters} WHERE projection = $1", projection
                 )
@@ -393,8 +442,15 @@ $sluice$
 
         return self.datastore.run(take_over, idempotent=False)
 
+    def _rows_of(self, prefix: str, projection: str) -> tuple[str, str, tuple[str, ...]]:
+        """A projection's rows: a table of the bank's whole, or a declared read model's
+        records in the documents table (its table, the condition and its parameters)."""
+        if projection in TABLED:
+            return self._table(prefix, projection), "", ()
+        return self._table(prefix, "documents"), " WHERE projection = $1", (projection,)
+
     def _table(self, prefix: str, name: str) -> str:
-        if name not in {"balances", "statement", "runs", "dead_letters", "tracking"}:
+        if name not in {"balances", "statement", "runs", "documents", "dead_letters", "tracking"}:
             raise ValueError(f"no read-model table {name}")
         return f"{self._quoted_schema}.{quote_ident(prefix + name)}"
 
@@ -407,6 +463,12 @@ $sluice$
 
 def _columns(rows: Sequence[Any], names: Sequence[str]) -> list[list[Any]]:
     return [[getattr(row, name) for row in rows] for name in names]
+
+
+def _last_changes(changes: Sequence[DocumentChange]) -> list[DocumentChange]:
+    """The last change of each record (a later one wins): one statement cannot touch a row
+    twice, and a record's end state is its last change's."""
+    return list({(ch.projection, ch.key): ch for ch in changes}.values())
 
 
 def _balance_rows(rows: list[driver.Record]) -> list[BalanceRow]:

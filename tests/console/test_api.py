@@ -72,6 +72,7 @@ def test_me_says_who_is_signed_in_and_what_it_reaches(client: TestClient) -> Non
         "name": "alice",
         "role": "customer",
         "accounts": ["alice"],
+        "owned": "accounts",
         "audits": False,
         "scope": "human",
     }

@@ -440,3 +440,19 @@ def test_a_book_lent_since_the_preview_makes_the_confirmation_a_conflict(base: s
     assert in_guide("the program now fails: lend_book: book hobbit is already lent to alice")
     assert domain_events_after(base, before) == []
     assert holder(base, book) == "alice"
+
+
+def test_the_library_serves_its_books_as_a_resource_derived_from_get_book(base: str) -> None:
+    assert in_guide("GET /v1/books/dune")
+    book = new_book(base)
+
+    read = httpx.get(f"{base}/v1/books/{book}", headers=auth("bob"), timeout=30)
+    missing = httpx.get(f"{base}/v1/books/no-such-book", headers=auth("bob"), timeout=30)
+    document = httpx.get(f"{base}/openapi.json", timeout=30).json()
+
+    assert read.status_code == 200, read.text
+    assert read.json() == call(base, "bob", "get_book", {"book": book}).json()["result"]
+    assert missing.status_code == 404, missing.text
+    assert "no-such-book" in missing.json()["detail"]
+    assert document["paths"]["/v1/books/{book}"]["get"]["operationId"] == "get_book"
+    assert not any(path.startswith("/v1/accounts") for path in document["paths"])

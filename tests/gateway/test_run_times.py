@@ -16,6 +16,7 @@ import pytest
 from eventsourcing.domain import AggregateEvent
 
 from application.audit import provenance, run_story
+from application.bank.read_models import BANK_READ_MODELS
 from application.principals import PrincipalView
 from application.read_models.service import LIVE, ReadModels, open_read_model_store
 from application.runs import proposal_of
@@ -152,7 +153,9 @@ def test_the_runs_read_model_and_the_run_story_hold_the_same_times(
     _step()
     gateway.confirm(alice, proposed.id, proposed.preview_hash)
     times = _times(gateway, proposed.id)
-    read_models = ReadModels(gateway.ledger, open_read_model_store(gateway.ledger, LIVE))
+    read_models = ReadModels(
+        gateway.ledger, declared=BANK_READ_MODELS, view=open_read_model_store(gateway.ledger, LIVE)
+    )
     read_models.catch_up()
     [row] = read_models.store.runs([proposed.id])
     story = ReadSide(gateway).run(who("auditor"), proposed.id)

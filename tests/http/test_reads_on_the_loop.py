@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
+from application.bank import read_routes as bank
 from gateway.bootstrap import Sluice
 from gateway.core.errors import GatewayError
 from gateway.core.program.sandbox import Sandbox
@@ -98,24 +99,24 @@ def test_the_loop_answers_only_reads_of_current_views_and_leaves_the_rest_to_a_t
 
     async def reads() -> list[object]:
         return [
-            await read_side.async_account(alice, "alice"),
-            await read_side.async_account(alice, "alice", consistent=True),
-            await read_side.async_account(alice, "alice", min_position=1),
-            await read_side.async_accounts_page(alice, consistent=True),
+            await read_side.async_one(bank.ACCOUNTS, alice, "alice"),
+            await read_side.async_one(bank.ACCOUNTS, alice, "alice", consistent=True),
+            await read_side.async_one(bank.ACCOUNTS, alice, "alice", min_position=1),
+            await read_side.async_list_page(bank.ACCOUNTS, alice, consistent=True),
         ]
 
     with asyncio.Runner() as runner:
         answered, *passed_on = runner.run(reads())
-        assert answered == read_side.account(alice, "alice")
+        assert answered == read_side.one(bank.ACCOUNTS, alice, "alice")
         assert passed_on == [None, None, None]
         # A refusal is raised on the loop, as in the thread: another customer's account.
         with pytest.raises(GatewayError, match="bob"):
-            runner.run(read_side.async_account(alice, "bob"))
+            runner.run(read_side.async_one(bank.ACCOUNTS, alice, "bob"))
         # Views nobody keeps current are caught up first, in a thread.
         projected.projected_elsewhere = False
-        assert runner.run(read_side.async_account(alice, "alice")) is None
+        assert runner.run(read_side.async_one(bank.ACCOUNTS, alice, "alice")) is None
         projected.projected_elsewhere = True
-        assert runner.run(read_side.async_account(alice, "alice")) == answered
+        assert runner.run(read_side.async_one(bank.ACCOUNTS, alice, "alice")) == answered
 
 
 def test_a_store_without_asynchronous_reads_leaves_every_read_to_a_thread(
@@ -130,5 +131,5 @@ def test_a_store_without_asynchronous_reads_leaves_every_read_to_a_thread(
         sqlite.projected_elsewhere = True
         alice = sqlite.gateway.authenticate(KEYS["alice"])
         read_side = ReadSide(sqlite.gateway)
-        assert asyncio.run(read_side.async_account(alice, "alice")) is None
-        assert read_side.account(alice, "alice").account == "alice"
+        assert asyncio.run(read_side.async_one(bank.ACCOUNTS, alice, "alice")) is None
+        assert read_side.one(bank.ACCOUNTS, alice, "alice").account == "alice"

@@ -14,6 +14,7 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
+from application.bank.read_models import BANK_READ_MODELS
 from application.read_models.rows import BalanceChange
 from application.read_models.service import LIVE, ReadModels, open_read_model_store
 from application.read_models.store import Window, WindowWrite
@@ -29,7 +30,7 @@ def main() -> None:
         view: Any = open_read_model_store(sluice.ledger, LIVE)
         if mode == "together":
             view.write = lambda writes: write_all_and_hang(view, writes)
-            ReadModels(sluice.ledger, view, window=10).catch_up()
+            ReadModels(sluice.ledger, declared=BANK_READ_MODELS, view=view, window=10).catch_up()
             return
         batches = 0
         original = view.apply_balances
@@ -43,7 +44,9 @@ def main() -> None:
             hang_inside_the_transaction(view, [WindowWrite(window, balances=changes)])
 
         view.apply_balances = apply_and_hang
-        ReadModels(sluice.ledger, view, window=10).catch_up(["balances"])
+        ReadModels(sluice.ledger, declared=BANK_READ_MODELS, view=view, window=10).catch_up(
+            ["balances"]
+        )
 
 
 def write_all_and_hang(view: Any, writes: Sequence[WindowWrite]) -> None:

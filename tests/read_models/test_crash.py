@@ -9,12 +9,13 @@ import sys
 import time
 from decimal import Decimal
 
+from application.bank.read_models import BANK_READ_MODELS
 from application.read_models.replay import Replay
 from application.read_models.service import LIVE, ReadModels, open_read_model_store
-from application.read_models.store import PROJECTIONS
 from gateway.bootstrap import Sluice
 from tests.postgres import support
 from tests.read_models.crash_child import MARK
+from tests.read_models.names import BANK_PROJECTIONS
 
 
 def test_a_batch_killed_half_written_is_applied_once_after_a_restart(
@@ -37,11 +38,16 @@ def test_a_batch_killed_half_written_is_applied_once_after_a_restart(
     child.wait(timeout=30)
     if sluice.database_url.startswith("postgres"):
         wait_until_the_killed_statement_ends()
-    restarted = ReadModels(sluice.ledger, open_read_model_store(sluice.ledger, LIVE), window=10)
+    restarted = ReadModels(
+        sluice.ledger,
+        declared=BANK_READ_MODELS,
+        view=open_read_model_store(sluice.ledger, LIVE),
+        window=10,
+    )
 
     assert restarted.position("balances") == 20  # two whole windows of ten, not the third
     restarted.catch_up(["balances"])
-    [compared] = Replay(sluice.ledger).run(["balances"], from_scratch=True)
+    [compared] = Replay(sluice.ledger, BANK_READ_MODELS).run(["balances"], from_scratch=True)
     assert compared.equal is True
     carla = {row.account: row.balance for row in restarted.store.balances()}["carla"]
     assert carla == Decimal("3.50") + sum(range(1, 41))  # its history, then each deposit once
@@ -56,7 +62,7 @@ def test_a_window_the_read_models_write_together_killed_half_written_moves_none_
     sluice = durable_sluice
     models = sluice.read_models
     models.catch_up()
-    names = [models.tracking_name(name) for name in PROJECTIONS]
+    names = [models.tracking_name(name) for name in BANK_PROJECTIONS]
     before = models.store.positions(names)
     balances_before = {row.account: row.balance for row in models.store.balances()}
     teller = sluice.gateway.authenticate("sk-demo-teller")
@@ -80,14 +86,18 @@ def test_a_window_the_read_models_write_together_killed_half_written_moves_none_
     child.wait(timeout=30)
     if sluice.database_url.startswith("postgres"):
         wait_for_the_statement(running=False)
-    restarted = ReadModels(sluice.ledger, open_read_model_store(sluice.ledger, LIVE))
+    restarted = ReadModels(
+        sluice.ledger, declared=BANK_READ_MODELS, view=open_read_model_store(sluice.ledger, LIVE)
+    )
 
     assert set(before.values()) == {before[names[0]]}  # they started together
     assert restarted.store.positions(names) == before
     assert {row.account: row.balance for row in restarted.store.balances()} == balances_before
     restarted.catch_up()
     assert len(set(restarted.store.positions(names).values())) == 1
-    compared = Replay(sluice.ledger).run(list(PROJECTIONS), from_scratch=True)
+    compared = Replay(sluice.ledger, BANK_READ_MODELS).run(
+        list(BANK_PROJECTIONS), from_scratch=True
+    )
     assert [c.equal for c in compared] == [True, True, True]
     carla = {row.account: row.balance for row in restarted.store.balances()}["carla"]
     assert carla == balances_before["carla"] + 6

@@ -12,6 +12,7 @@ import pytest
 from eventsourcing.persistence import Notification
 from fastapi.testclient import TestClient
 
+from application.bank.read_models import BANK_READ_MODELS
 from application.read_models.replay import Replay
 from application.read_models.service import ReadModels
 from application.read_models.store import Window
@@ -117,13 +118,13 @@ def test_a_rebuild_retries_dead_letters_and_a_swap_repairs_the_live_model(
     assert len(models.dead_letters()) == 1
     monkeypatch.undo()  # the bug is fixed; the live model still lacks the event
 
-    compared = Replay(sluice.ledger).run(["balances"])
+    compared = Replay(sluice.ledger, BANK_READ_MODELS).run(["balances"])
     assert compared[0].equal is False
     assert compared[0].rebuilt_dead_letters == []
     assert len(compared[0].live_dead_letters) == 1
     assert models.dead_letters() != []  # comparing changes nothing live
 
-    [swapped] = Replay(sluice.ledger).run(["balances"], swap=True)
+    [swapped] = Replay(sluice.ledger, BANK_READ_MODELS).run(["balances"], swap=True)
 
     assert swapped.swapped and swapped.equal and swapped.sound
     assert models.dead_letters() == []
@@ -139,7 +140,7 @@ def test_a_swap_is_exactly_once_with_a_projector_running(sluice: Sluice) -> None
     try:
         for _ in range(20):
             deposit(sluice, "bob", "1.00")
-        Replay(sluice.ledger).run(swap=True)
+        Replay(sluice.ledger, BANK_READ_MODELS).run(swap=True)
         for _ in range(20):
             deposit(sluice, "bob", "1.00")
     finally:
@@ -147,7 +148,7 @@ def test_a_swap_is_exactly_once_with_a_projector_running(sluice: Sluice) -> None
     models.catch_up()
 
     assert balances(models)["bob"] == Decimal("23.00") + 40
-    assert all(r.equal for r in Replay(sluice.ledger).run(from_scratch=True))
+    assert all(r.equal for r in Replay(sluice.ledger, BANK_READ_MODELS).run(from_scratch=True))
 
 
 @pytest.mark.parametrize(

@@ -3,9 +3,10 @@ own catching up and the comparison of the rows are reported too, not left under 
 
 from __future__ import annotations
 
+from application.bank.read_models import BANK_READ_MODELS
 from application.read_models.replay import Replay
-from application.read_models.store import PROJECTIONS
 from gateway.bootstrap import Sluice
+from tests.read_models.names import BANK_PROJECTIONS
 
 
 def test_a_replay_reports_the_live_models_catching_up_and_each_comparison(sluice: Sluice) -> None:
@@ -14,7 +15,7 @@ def test_a_replay_reports_the_live_models_catching_up_and_each_comparison(sluice
     windows: list[tuple[str, int, int]] = []
     steps: list[str] = []
 
-    results = Replay(sluice.ledger).run(
+    results = Replay(sluice.ledger, BANK_READ_MODELS).run(
         from_scratch=True,
         progress=lambda name, position, target, _: windows.append((name, position, target)),
         step=steps.append,
@@ -22,9 +23,9 @@ def test_a_replay_reports_the_live_models_catching_up_and_each_comparison(sluice
 
     assert all(result.sound for result in results)
     reported = {name for name, _, _ in windows}
-    assert {f"live {name}" for name in PROJECTIONS} <= reported
+    assert {f"live {name}" for name in BANK_PROJECTIONS} <= reported
     assert ("live balances", head, head) in windows
-    assert steps == [f"comparing {name} with the live model" for name in PROJECTIONS]
+    assert steps == [f"comparing {name} with the live model" for name in BANK_PROJECTIONS]
 
 
 def test_verify_reports_the_position_it_has_read_up_to(sluice: Sluice) -> None:

@@ -6,11 +6,13 @@ from decimal import Decimal
 
 import pytest
 
+from application.bank.read_models import BANK_READ_MODELS
 from application.read_models.replay import Replay
 from application.read_models.service import LIVE, ReadModels, open_read_model_store
-from application.read_models.store import PROJECTIONS, StaleWindowError, Window
+from application.read_models.store import StaleWindowError, Window
 from domain.account import account_id
 from gateway.bootstrap import Sluice
+from tests.read_models.names import BANK_PROJECTIONS
 
 
 def test_the_live_models_show_the_history(sluice: Sluice) -> None:
@@ -45,7 +47,7 @@ def test_the_live_models_show_the_history(sluice: Sluice) -> None:
 def test_a_replay_from_scratch_equals_the_live_models(sluice: Sluice) -> None:
     sluice.read_models.catch_up()
 
-    results = Replay(sluice.ledger).run(from_scratch=True)
+    results = Replay(sluice.ledger, BANK_READ_MODELS).run(from_scratch=True)
 
     assert [(r.projection, r.equal) for r in results] == [
         ("balances", True),
@@ -56,7 +58,7 @@ def test_a_replay_from_scratch_equals_the_live_models(sluice: Sluice) -> None:
 
 
 def test_a_replay_resumes_where_it_stopped_and_stops_where_asked(sluice: Sluice) -> None:
-    replay = Replay(sluice.ledger)
+    replay = Replay(sluice.ledger, BANK_READ_MODELS)
     halfway = sluice.read_models.head() // 2
 
     partial = replay.run(["balances"], to=halfway, from_scratch=True)
@@ -90,7 +92,9 @@ def test_a_window_overlapping_one_already_applied_is_refused(sluice: Sluice) -> 
     sluice.gateway.call(teller, "deposit", {"account": "carla", "amount": 1})
     models.catch_up(to=head)
     before = {row.account: row.balance for row in models.store.balances()}
-    late = ReadModels(sluice.ledger, open_read_model_store(sluice.ledger, LIVE))
+    late = ReadModels(
+        sluice.ledger, declared=BANK_READ_MODELS, view=open_read_model_store(sluice.ledger, LIVE)
+    )
     notifications = sluice.ledger.recorder.select_notifications(
         head - 5, 100, topics=late.projections["balances"].topics
     )
@@ -110,15 +114,25 @@ def test_a_window_overlapping_one_already_applied_is_refused(sluice: Sluice) -> 
 def test_two_catching_up_at_once_apply_each_event_once(sluice: Sluice) -> None:
     import threading
 
-    other = ReadModels(sluice.ledger, open_read_model_store(sluice.ledger, LIVE), window=3)
-    mine = ReadModels(sluice.ledger, open_read_model_store(sluice.ledger, LIVE), window=3)
+    other = ReadModels(
+        sluice.ledger,
+        declared=BANK_READ_MODELS,
+        view=open_read_model_store(sluice.ledger, LIVE),
+        window=3,
+    )
+    mine = ReadModels(
+        sluice.ledger,
+        declared=BANK_READ_MODELS,
+        view=open_read_model_store(sluice.ledger, LIVE),
+        window=3,
+    )
     threads = [threading.Thread(target=models.catch_up) for models in (mine, other)]
     for thread in threads:
         thread.start()
     for thread in threads:
         thread.join()
 
-    assert Replay(sluice.ledger).run(from_scratch=True)[0].equal is True
+    assert Replay(sluice.ledger, BANK_READ_MODELS).run(from_scratch=True)[0].equal is True
     assert sum(row.balance for row in mine.store.balances()) == Decimal("102.50")
 
 
@@ -128,11 +142,21 @@ def test_catching_up_together_at_once_applies_each_event_once(sluice: Sluice) ->
     # whose gathered writes must not mix).
     import threading
 
-    shared = ReadModels(sluice.ledger, open_read_model_store(sluice.ledger, LIVE), window=3)
+    shared = ReadModels(
+        sluice.ledger,
+        declared=BANK_READ_MODELS,
+        view=open_read_model_store(sluice.ledger, LIVE),
+        window=3,
+    )
     shared.catch_up(to=4)
-    names = [shared.tracking_name(name) for name in PROJECTIONS]
+    names = [shared.tracking_name(name) for name in BANK_PROJECTIONS]
     assert set(shared.store.positions(names).values()) == {4}
-    other = ReadModels(sluice.ledger, open_read_model_store(sluice.ledger, LIVE), window=3)
+    other = ReadModels(
+        sluice.ledger,
+        declared=BANK_READ_MODELS,
+        view=open_read_model_store(sluice.ledger, LIVE),
+        window=3,
+    )
     threads = [threading.Thread(target=m.catch_up) for m in (shared, shared, other)]
     for thread in threads:
         thread.start()
@@ -140,7 +164,9 @@ def test_catching_up_together_at_once_applies_each_event_once(sluice: Sluice) ->
         thread.join()
 
     assert set(shared.store.positions(names).values()) == {shared.head()}
-    assert [r.equal for r in Replay(sluice.ledger).run(from_scratch=True)] == [True] * 3
+    assert [r.equal for r in Replay(sluice.ledger, BANK_READ_MODELS).run(from_scratch=True)] == [
+        True
+    ] * 3
     assert sum(row.balance for row in shared.store.balances()) == Decimal("102.50")
 
 
@@ -153,7 +179,7 @@ def test_a_read_model_behind_the_others_catches_up_alone_then_with_them(sluice: 
 
     caught_up = models.catch_up()
 
-    names = [models.tracking_name(name) for name in PROJECTIONS]
+    names = [models.tracking_name(name) for name in BANK_PROJECTIONS]
     assert set(models.store.positions(names).values()) == {models.head()}
     assert {c.projection: c.events for c in caught_up}["balances"] == 1
     sluice.gateway.call(teller, "deposit", {"account": "carla", "amount": 2})
@@ -163,15 +189,25 @@ def test_a_read_model_behind_the_others_catches_up_alone_then_with_them(sluice: 
         ("statement", 2),
         ("runs", 3),
     ]
-    assert [r.equal for r in Replay(sluice.ledger).run(from_scratch=True)] == [True] * 3
+    assert [r.equal for r in Replay(sluice.ledger, BANK_READ_MODELS).run(from_scratch=True)] == [
+        True
+    ] * 3
 
 
 def test_folding_stored_bytes_gives_what_decoding_whole_events_gives(sluice: Sluice) -> None:
     fast = ReadModels(
-        sluice.ledger, open_read_model_store(sluice.ledger, "fast_"), window=4, fast=True
+        sluice.ledger,
+        declared=BANK_READ_MODELS,
+        view=open_read_model_store(sluice.ledger, "fast_"),
+        window=4,
+        fast=True,
     )
     whole = ReadModels(
-        sluice.ledger, open_read_model_store(sluice.ledger, "whole_"), window=4, fast=False
+        sluice.ledger,
+        declared=BANK_READ_MODELS,
+        view=open_read_model_store(sluice.ledger, "whole_"),
+        window=4,
+        fast=False,
     )
 
     fast.catch_up(["balances"])

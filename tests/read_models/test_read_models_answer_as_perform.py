@@ -22,6 +22,7 @@ from hypothesis import strategies as st
 from pydantic_core import to_jsonable_python
 
 from application.bank.queries import GetBalance, ListAccounts, Statement
+from application.bank.read_routes import ACCOUNTS, STATEMENT
 from application.principals import PrincipalView
 from application.unit_of_work import UnitOfWork
 from application.use_case import UseCase
@@ -124,10 +125,10 @@ def test_every_read_model_answers_what_perform_answers(demo: Sluice) -> None:
             asked = {"account": account}
             assert both.direct("get_balance", asked) == both.performed(GetBalance, asked), account
             for limit in (2, 100):
-                direct = both.read("statement", both.read_side.statement, account, limit)
+                direct = both.read("statement", both.statement, account, limit)
                 performed = both.performed(Statement, asked | {"limit": limit})
                 assert direct == performed, (account, limit)
-        assert mine(both.read("list_accounts", both.read_side.accounts)) == mine(
+        assert mine(both.read("list_accounts", both.accounts)) == mine(
             both.performed(ListAccounts, {})
         )
         for owner in OWNERS:
@@ -136,13 +137,13 @@ def test_every_read_model_answers_what_perform_answers(demo: Sluice) -> None:
                 both.performed(ListAccounts, asked)
             ), owner
         customer = PrincipalView("reader", "customer", frozenset(accounts[::2]))
-        assert both.read("list_accounts", both.read_side.accounts, principal=customer) == (
+        assert both.read("list_accounts", both.accounts, principal=customer) == (
             both.performed(ListAccounts, {}, visible=customer.owns)
         )
 
     check()
     # And the whole store, every history's accounts and the demo's, in one listing.
-    assert both.read("list_accounts", both.read_side.accounts) == both.performed(ListAccounts, {})
+    assert both.read("list_accounts", both.accounts) == both.performed(ListAccounts, {})
 
 
 @pytest.mark.postgres
@@ -159,7 +160,7 @@ def test_accounts_are_listed_alike_whatever_the_databases_collation(sandbox: San
         for name in names:
             both.apply("open_account", {"account": name, "owner": "Ann", "initial_deposit": "0"})
 
-        read = both.read("list_accounts", both.read_side.accounts)
+        read = both.read("list_accounts", both.accounts)
 
         assert read == both.performed(ListAccounts, {})
         assert [row["account"] for row in read[1]] == sorted([*names, "alice", "bob", "carla"])
@@ -174,6 +175,19 @@ class BothSides:
         self.read_side = ReadSide(sluice.gateway)
         self.teller = self.gateway.authenticate("sk-demo-teller")
         self.auditor = self.gateway.authenticate("sk-demo-auditor")
+
+    def accounts(self, principal: PrincipalView, *, consistent: bool) -> list[Any]:
+        """GET /v1/accounts, whole."""
+        return self.read_side.listed(ACCOUNTS, principal, consistent=consistent)
+
+    def statement(
+        self, principal: PrincipalView, account: str, limit: int, *, consistent: bool
+    ) -> list[Any]:
+        """GET /v1/accounts/{account}/statement, its first page."""
+        page = self.read_side.history_page(
+            STATEMENT, principal, account, limit=limit, consistent=consistent
+        )
+        return page.items
 
     def apply(self, name: str, arguments: dict[str, str]) -> None:
         """One operation as a teller's direct call; a refusal is part of the history too."""

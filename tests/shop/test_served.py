@@ -23,6 +23,11 @@ PROBLEM = "application/problem+json"
 _orders = count(1)
 
 
+# A read right after a write reads the read models once they hold it (a direct read may
+# lag the log by a moment otherwise); a write ignores it.
+CONSISTENT = {"consistent": "true"}
+
+
 def auth(who: str) -> dict[str, str]:
     return {"Authorization": f"Bearer sk-demo-{who}"}
 
@@ -58,7 +63,13 @@ def base(shop: tuple[str, dict[str, str]]) -> str:
 
 
 def call(base: str, who: str, name: str, arguments: dict[str, Any]) -> httpx.Response:
-    return httpx.post(f"{base}/v1/use-cases/{name}", headers=auth(who), json=arguments, timeout=30)
+    return httpx.post(
+        f"{base}/v1/use-cases/{name}",
+        headers=auth(who),
+        json=arguments,
+        params=CONSISTENT,
+        timeout=30,
+    )
 
 
 def order_of(order: str, customer: str, sku: str, quantity: int) -> dict[str, Any]:
@@ -280,3 +291,64 @@ def test_sluice_domains_lists_the_bank_and_the_shop() -> None:
     listed = sluice(env, "domains")
 
     assert (listed.returncode, listed.stdout.split()) == (0, ["bank", "shop"])
+
+
+# The shop's resources: derived from its read use cases (`application/shop/read_routes.py`).
+
+
+def get(base: str, who: str, path: str, **params: Any) -> httpx.Response:
+    asked = CONSISTENT | params
+    return httpx.get(f"{base}/v1/{path}", headers=auth(who), params=asked, timeout=30)
+
+
+def test_the_products_are_a_resource_read_a_page_at_a_time(base: str) -> None:
+    listed = call(base, "bob", "list_products", {}).json()["result"]
+
+    first = get(base, "bob", "products", limit=2)
+    rest = get(base, "bob", "products", cursor=first.json()["next_cursor"], limit=200)
+
+    assert first.status_code == 200 and rest.status_code == 200, first.text + rest.text
+    paged = first.json()["items"] + rest.json()["items"]
+    assert len(first.json()["items"]) == 2 and rest.json()["next_cursor"] is None
+    # By sku, each as list_products answers it.
+    assert paged == sorted(listed, key=lambda product: product["sku"])
+    one = get(base, "bob", "products/mug")
+    assert one.status_code == 200 and one.json() == next(p for p in listed if p["sku"] == "mug")
+
+
+def test_a_product_that_is_not_there_or_no_sku_is_not_found(base: str) -> None:
+    missing = get(base, "alice", "products/teapot")
+    malformed = get(base, "alice", "products/Tea Pot")
+    foreign = get(base, "alice", "products", cursor="nonsense")
+
+    assert problem(missing, 404)["detail"] == "no product teapot"
+    assert "'Tea Pot' is not a sku" in problem(malformed, 404)["detail"]
+    assert "cursor" in problem(foreign, 422)["detail"]
+
+
+def test_an_order_is_a_resource_its_customer_reads_and_no_other(base: str) -> None:
+    order = new_order()
+    placed = call(base, "alice", "place_order", order_of(order, "alice", "mug", 1))
+    assert placed.status_code == 200, placed.text
+
+    read = get(base, "alice", f"orders/{order}", customer="alice")
+    by_bob = get(base, "bob", f"orders/{order}", customer="alice")
+    as_bob = get(base, "bob", f"orders/{order}", customer="bob")
+    unnamed = get(base, "alice", f"orders/{order}")
+    nothing = get(base, "alice", "orders/o-never", customer="alice")
+
+    assert read.status_code == 200 and read.json() == placed.json()["result"], read.text
+    assert "alice" in problem(by_bob, 403)["detail"]
+    # Another customer's order is as absent as one never placed.
+    assert problem(as_bob, 404)["detail"] == f"get_order: no order {order}"
+    assert "customer" in problem(unnamed, 422)["detail"]
+    assert problem(nothing, 404)["detail"] == "get_order: no order o-never"
+
+
+def test_the_shop_serves_its_own_resources_and_none_of_the_banks(base: str) -> None:
+    document = httpx.get(f"{base}/openapi.json", timeout=30).json()
+
+    paths = set(document["paths"])
+    assert {"/v1/products", "/v1/products/{sku}", "/v1/orders/{order}"} <= paths
+    assert not any(path.startswith("/v1/accounts") for path in paths)
+    assert problem(get(base, "alice", "accounts"), 404)

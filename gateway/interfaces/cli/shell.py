@@ -5,6 +5,7 @@ from __future__ import annotations
 from rich.console import Console
 
 from application.principals import PrincipalView
+from application.read_routes import Listing
 from application.store_config import redacted
 from gateway.bootstrap import Sluice
 from gateway.core.catalog import Catalog
@@ -71,11 +72,17 @@ def _read_program(console: Console) -> str | None:
 
 
 def _show_balances(sluice: Sluice, principal: PrincipalView, console: Console) -> None:
+    """The first listing the domain serves (the bank's accounts), a record a line."""
+    listing = next((r for r in sluice.domain.read_routes if isinstance(r, Listing)), None)
+    if listing is None:
+        console.print(f"domain {sluice.domain.name} lists nothing to show here")
+        return
     try:
-        accounts = ReadSide(sluice.gateway).accounts(principal)
+        records = ReadSide(sluice.gateway).listed(listing, principal)
     except GatewayError as refused:
         console.print(shown(refused))
         return
-    for view in accounts:
-        line = f"  {view.account:<12} {view.owner:<12} {view.balance:>10}  {view.status}"
+    for record in records:
+        values = [str(value) for value in record.model_dump(mode="json").values()]
+        line = "  " + " ".join(f"{value:<12}" for value in values).rstrip()
         console.print(shown(line), highlight=False)

@@ -93,7 +93,10 @@ def create_app(
     )
     app.state.metrics = metrics.HttpMetrics(sluice)
     problems.install(app)
-    for module in (health, metrics, catalog, use_cases, programs, reads, agent, console):
+    for module in (health, metrics, catalog, use_cases, programs):
+        app.include_router(module.router)
+    app.include_router(reads.router_for(sluice.domain))
+    for module in (agent, console):
         app.include_router(module.router)
     app.include_router(console_router)
     app.include_router(docs.router)

@@ -34,7 +34,6 @@ from prometheus_client.exposition import CONTENT_TYPE_LATEST, generate_latest
 from prometheus_client.registry import Collector
 
 from application.read_models.routing import PRIMARY, STANDBY, ReadRouting, StandbyLag
-from application.read_models.store import PROJECTIONS
 from gateway.bootstrap import Sluice
 from gateway.core.errors import GatewayError
 from gateway.core.policy.decisions import sees_health_details
@@ -172,7 +171,7 @@ class SluiceCollector(Collector):
         models = self.sluice.read_models
         try:
             head = models.head()
-            lag = {name: max(head - models.position(name), 0) for name in PROJECTIONS}
+            lag = {name: max(head - models.position(name), 0) for name in models.names}
             proposals = Tally(row.status for row in models.store.runs() if row.kind == "program")
             letters = len(models.dead_letters())
         except Exception:  # the store is away: say so, and no figure from it

@@ -1,8 +1,8 @@
 """Request and response shapes, for validation and for the OpenAPI document (with examples).
 
 The gateway's results (proposal, preview, outcome, call and event records, run stories,
-sheets) are defined in application.results and named here again for the routes; accounts
-and statement entries are the bank use cases' own results, with examples."""
+sheets) are defined in application.results and named here again for the routes; a domain's
+resources are its read use cases' own results (`gateway.interfaces.http.routes.reads`)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,6 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from application.bank import results as bank
 from application.results import (
     HASH_EXAMPLE,
     CallRecord,
@@ -69,33 +68,6 @@ class ConfirmRequest(BaseModel):
     preview_hash: str = Field(
         description="The hash of the preview being confirmed.", max_length=128
     )
-
-
-class AccountView(bank.AccountView):
-    """An account and its balance: what `list_accounts` answers (money as exact text)."""
-
-    model_config = ConfigDict(
-        json_schema_extra={
-            "examples": [
-                {"account": "alice", "owner": "Alice", "balance": "88.00", "currency": "EUR",
-                 "status": "open"}
-            ]
-        },
-    )  # fmt: skip
-
-
-class StatementEntry(bank.StatementEntry):
-    """One movement on an account: what `statement` answers (money as exact text)."""
-
-    model_config = ConfigDict(
-        json_schema_extra={
-            "examples": [
-                {"version": 2, "kind": "transfer_in", "amount": "12.00", "balance": "12.00",
-                 "counterparty": "alice", "memo": "rent",
-                 "timestamp": "2026-11-29T15:00:34.835212+00:00"}
-            ]
-        },
-    )  # fmt: skip
 
 
 class HealthCheck(Shape):
@@ -252,7 +224,6 @@ PROBLEMS: dict[int | str, dict[str, Any]] = {
 __all__ = [
     "HASH_EXAMPLE",
     "PROBLEMS",
-    "AccountView",
     "CallRecord",
     "ConfirmRequest",
     "EventRecord",
@@ -271,6 +242,5 @@ __all__ = [
     "Sheet",
     "StaleConfirmation",
     "StaleProblem",
-    "StatementEntry",
     "problem_response",
 ]

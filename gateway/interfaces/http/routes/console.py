@@ -1,8 +1,8 @@
 """What the console needs beyond the public API: its sign-in for the browser session, who is
-signed in, and an account's movements with the run that made each one (the audit trail's
-links).
+signed in, the served domain's listings (`resources`), and a record's movements with the
+run that made each one (the audit trail's links: the bank's account timeline).
 
-Both are read-only and go through the same policy as /v1/accounts/{account}/statement.
+The reads go through the same policy as the domain's own resources under /v1.
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ from fastapi import APIRouter, Depends, Path, Request, Response
 from fastapi.security import HTTPAuthorizationCredentials
 from pydantic import BaseModel, Field
 
+from application.read_routes import History, Listing, item_type
 from gateway.core.errors import GatewayError
 from gateway.core.paging import Page, page_of
 from gateway.core.policy.decisions import may_read_any_run, may_read_events, visible_accounts
@@ -27,15 +28,17 @@ from gateway.interfaces.http.paging import Cursor, Limit, MinPosition
 from gateway.interfaces.http.schemas import PROBLEMS
 
 router = APIRouter(prefix="/v1/console", tags=["console"], responses=PROBLEMS)
-AccountId = Annotated[str, Path(description="An account id, e.g. alice.", max_length=64)]
+RecordId = Annotated[str, Path(description="A record's id, e.g. alice.", max_length=64)]
 
 
 class Me(BaseModel):
     name: str
     role: str
     accounts: list[str] | None = Field(
-        description="The accounts this principal owns when it reaches only those; null: all."
+        description="The ids this principal owns (the bank's accounts, the shop's customers) "
+        "when it reaches only those; null: all."
     )
+    owned: str = Field(description="What those ids are, in the served domain's words.")
     audits: bool = Field(description="Whether it may read the event log and any run.")
     scope: str = Field(
         description="human: this key may confirm; agent: it may propose, never confirm."
@@ -76,6 +79,37 @@ KEYS_COME_FROM = (
 )
 
 
+class Resource(BaseModel):
+    """A listing the served domain derives from a read use case: what its audit page shows."""
+
+    name: str = Field(description="Its path under /v1, e.g. accounts.")
+    key: str = Field(description="The field of each record that names it, e.g. account.")
+    one: str = Field(description="One record, in the domain's words, e.g. account.")
+    fields: list[str] = Field(description="The fields of a record, in order.")
+    timeline: bool = Field(
+        description="Whether /v1/console/{name}/{id}/timeline tells a record's movements."
+    )
+
+
+@router.get("/resources", response_model=list[Resource], operation_id="console_resources")
+def resources(request: Request, principal: PrincipalDep) -> Any:
+    """The served domain's listings, for the audit page (any signed-in principal)."""
+    del principal
+    routes = request.app.state.sluice.domain.read_routes
+    timelines = {r.of.name for r in routes if isinstance(r, History) and r.rows is not None}
+    return [
+        Resource(
+            name=route.name,
+            key=route.key,
+            one=route.one,
+            fields=list(item_type(route.use_case).model_fields),
+            timeline=route.name in timelines,
+        )
+        for route in routes
+        if isinstance(route, Listing)
+    ]
+
+
 @router.get("/sign-in", response_model=SignInHelp, operation_id="console_sign_in_help")
 def sign_in_help(request: Request) -> Any:
     """Where keys come from, and the demo keys in demo mode. Asks no key."""
@@ -92,13 +126,14 @@ def sign_in_help(request: Request) -> Any:
 
 
 @router.get("/me", response_model=Me, operation_id="console_me")
-def me(principal: PrincipalDep) -> Any:
+def me(request: Request, principal: PrincipalDep) -> Any:
     """The signed-in principal: its name, role and reach."""
     visible = visible_accounts(principal)
     return Me(
         name=principal.name,
         role=principal.role,
         accounts=None if visible is None else sorted(visible),
+        owned=request.app.state.sluice.domain.owned_words.many,
         audits=may_read_events(principal) and may_read_any_run(principal),
         scope=principal.scope,
     )
@@ -124,7 +159,7 @@ def sign_in(
         secure=request.url.scheme == "https",
         path="/v1/",
     )
-    return me(principal)
+    return me(request, principal)
 
 
 @router.delete("/session", status_code=204, operation_id="console_sign_out")
@@ -143,26 +178,36 @@ def sign_out(request: Request) -> Response:
 
 
 @router.get(
-    "/accounts/{account}/timeline",
+    "/{listing}/{record}/timeline",
     response_model=Page[TimelineEntry],
     operation_id="console_timeline",
 )
 def timeline(
+    request: Request,
     read_side: ReadSideDep,
     principal: PrincipalDep,
-    account: AccountId,
+    listing: Annotated[str, Path(description="A listing, e.g. accounts.", max_length=64)],
+    record: RecordId,
     cursor: Cursor = None,
     limit: Limit = 100,
     min_position: MinPosition = None,
 ) -> Any:
-    """An account's movements, newest first, each with its log position and run, a page at
-    a time.
+    """A record's movements (the bank's: an account's), newest first, each with its log
+    position and run, a page at a time.
 
     Read consistently: every event committed before this request is in it."""
-    rows = read_side.statement_rows(
-        principal, account, cursor=cursor, limit=limit, consistent=True, min_position=min_position
+    history = _timeline(request, listing)
+    account = record
+    rows = read_side.history_rows(
+        history,
+        principal,
+        account,
+        cursor=cursor,
+        limit=limit,
+        consistent=True,
+        min_position=min_position,
     )
-    page = page_of(rows, limit, f"statement:{account}", lambda row: row.version)
+    page = page_of(rows, limit, f"{history.name}:{account}", lambda row: row.version)
     return Page[TimelineEntry](
         items=[
             TimelineEntry(
@@ -180,3 +225,12 @@ def timeline(
         ],
         next_cursor=page.next_cursor,
     )
+
+
+def _timeline(request: Request, listing: str) -> History:
+    """The served domain's history of the listing's records that the timeline shows (the
+    bank's statement of an account); 404 if it keeps none."""
+    for route in request.app.state.sluice.domain.read_routes:
+        if isinstance(route, History) and route.rows is not None and route.of.name == listing:
+            return route
+    raise GatewayError("not-found", f"no timeline of {listing}: the served domain keeps none")

@@ -25,7 +25,6 @@ from typing import Any
 from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse
 
-from application.read_models.store import PROJECTIONS
 from gateway.bootstrap import Sluice
 from gateway.interfaces.http.health_access import HealthAccess
 from gateway.interfaces.http.probe import Finding, Probe
@@ -45,7 +44,7 @@ def read_models(sluice: Sluice) -> Finding:
     """The read models apply every event: none set aside (lag is reported, not judged)."""
     models = sluice.read_models
     letters = models.dead_letters()
-    lag = models.head() - min(models.position(name) for name in PROJECTIONS)
+    lag = models.head() - min(models.position(name) for name in models.names)
     facts = {"dead_letters": len(letters), "projection_lag": lag}
     if letters:
         first = letters[0]

@@ -1,31 +1,28 @@
-"""The read side: accounts and statements; the log and runs for auditors."""
+"""The read side: the served domain's resources (derived from its read use cases, see
+`application.read_routes`); the log and runs for auditors."""
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Awaitable, Callable
-from typing import Annotated, Concatenate, ParamSpec, TypeVar
+from functools import partial
+from typing import Annotated, Any, Concatenate, ParamSpec, TypeVar
 
 from fastapi import APIRouter, Path, Query, Request
 from fastapi.security import HTTPAuthorizationCredentials
+from pydantic.fields import FieldInfo
 from starlette.concurrency import run_in_threadpool
 
-from application.bank import results as bank
+from application.domains import Domain
 from application.principals import PrincipalView
+from application.read_routes import History, Listing, Record, item_type, shown_model
 from gateway.core.paging import Page
 from gateway.interfaces.http.deps import Credentials, PrincipalDep, ReadSideDep, admitted_reading
 from gateway.interfaces.http.paging import Cursor, Limit, MinPosition
-from gateway.interfaces.http.schemas import (
-    PROBLEMS,
-    AccountView,
-    LogEvent,
-    RunStory,
-    StatementEntry,
-)
+from gateway.interfaces.http.schemas import PROBLEMS, LogEvent, RunStory
 
-router = APIRouter(prefix="/v1", responses=PROBLEMS)
 P = ParamSpec("P")
 T = TypeVar("T")
-AccountId = Annotated[str, Path(description="An account id, e.g. alice.", max_length=64)]
 Consistent = Annotated[
     bool,
     Query(
@@ -33,85 +30,228 @@ Consistent = Annotated[
         "(by default it may lag the log by a fraction of a second)."
     ),
 ]
-
-
-@router.get(
-    "/accounts", response_model=Page[AccountView], operation_id="list_accounts", tags=["accounts"]
+# The gateway's own paths under /v1: no domain's resource may take one.
+GATEWAY_PATHS = frozenset(
+    {"events", "runs", "use-cases", "programs", "proposals", "agent", "catalog", "health"}
 )
-async def accounts(
-    request: Request,
-    read_side: ReadSideDep,
-    credentials: Credentials,
-    cursor: Cursor = None,
-    limit: Limit = 100,
-    consistent: Consistent = False,
-    min_position: MinPosition = None,
-) -> Page[bank.AccountView]:
-    """The accounts this principal may see (a customer: its own), by account id, a page at
-    a time."""
-    return await _served(
-        request,
-        credentials,
-        read_side.async_accounts_page,
-        read_side.accounts_page,
-        cursor=cursor,
-        limit=limit,
-        consistent=consistent,
-        min_position=min_position,
+
+
+def router_for(domain: Domain) -> APIRouter:
+    """The read routes: the domain's resources, then the log and runs."""
+    router = APIRouter(prefix="/v1", responses=PROBLEMS)
+    for route in domain.read_routes:
+        head = route.of.name if isinstance(route, History) else route.name
+        if head in GATEWAY_PATHS:
+            raise ValueError(f"domain {domain.name}: /v1/{head} is the gateway's own path")
+        if isinstance(route, Listing):
+            _listing(router, route)
+        elif isinstance(route, History):
+            _history(router, route)
+        else:
+            _record(router, route)
+    router.add_api_route(
+        "/events",
+        events,
+        methods=["GET"],
+        response_model=list[LogEvent],
+        operation_id="list_events",
+        tags=["audit"],
+    )
+    router.add_api_route(
+        "/runs/{run_id}",
+        run,
+        methods=["GET"],
+        response_model=RunStory,
+        operation_id="get_run",
+        tags=["audit"],
+    )
+    return router
+
+
+def _listing(router: APIRouter, listing: Listing) -> None:
+    record = shown_model(item_type(listing.use_case), listing.example, listing.doc)
+
+    async def listed(
+        request: Request,
+        read_side: ReadSideDep,
+        credentials: Credentials,
+        cursor: Cursor = None,
+        limit: Limit = 100,
+        consistent: Consistent = False,
+        min_position: MinPosition = None,
+    ) -> Any:
+        return await _served(
+            request,
+            credentials,
+            partial(read_side.async_list_page, listing),
+            partial(read_side.list_page, listing),
+            cursor=cursor,
+            limit=limit,
+            consistent=consistent,
+            min_position=min_position,
+        )
+
+    async def one(
+        request: Request,
+        read_side: ReadSideDep,
+        credentials: Credentials,
+        consistent: Consistent = False,
+        min_position: MinPosition = None,
+        **path: str,
+    ) -> Any:
+        return await _served(
+            request,
+            credentials,
+            partial(read_side.async_one, listing),
+            partial(read_side.one, listing),
+            path[listing.key],
+            consistent=consistent,
+            min_position=min_position,
+        )
+
+    _with_default(listed, "limit", listing.default_limit)
+    _with_path(one, listing.key, listing.id_description)
+    router.add_api_route(
+        f"/{listing.name}",
+        listed,
+        methods=["GET"],
+        response_model=Page[record],  # type: ignore[valid-type]
+        operation_id=listing.use_case.name,
+        tags=[listing.name],
+        summary=f"List {listing.name}",
+        description=f"The {listing.name} this principal may see (a customer: its own), by "
+        f"{listing.key}, a page at a time.",
+    )
+    router.add_api_route(
+        f"/{listing.name}/{{{listing.key}}}",
+        one,
+        methods=["GET"],
+        response_model=record,
+        operation_id=f"get_{listing.one}",
+        tags=[listing.name],
+        summary=f"Get {listing.one}",
+        description=f"One {listing.one}: as `{listing.use_case.name}` lists it.",
     )
 
 
-@router.get(
-    "/accounts/{account}", response_model=AccountView, operation_id="get_account", tags=["accounts"]
-)
-async def account(
-    request: Request,
-    read_side: ReadSideDep,
-    credentials: Credentials,
-    account: AccountId,
-    consistent: Consistent = False,
-    min_position: MinPosition = None,
-) -> bank.AccountView:
-    """One account and its balance."""
-    return await _served(
-        request,
-        credentials,
-        read_side.async_account,
-        read_side.account,
-        account,
-        consistent=consistent,
-        min_position=min_position,
+def _history(router: APIRouter, history: History) -> None:
+    entry = shown_model(item_type(history.use_case), history.example, history.doc)
+    of = history.of
+
+    async def read(
+        read_side: ReadSideDep,
+        principal: PrincipalDep,
+        cursor: Cursor = None,
+        limit: Limit = 20,
+        consistent: Consistent = False,
+        min_position: MinPosition = None,
+        **path: str,
+    ) -> Any:
+        return await run_in_threadpool(
+            read_side.history_page,
+            history,
+            principal,
+            path[of.key],
+            cursor=cursor,
+            limit=limit,
+            consistent=consistent,
+            min_position=min_position,
+        )
+
+    _with_default(read, "limit", history.default_limit)
+    _with_path(read, of.key, of.id_description)
+    router.add_api_route(
+        f"/{of.name}/{{{of.key}}}/{history.name}",
+        read,
+        methods=["GET"],
+        response_model=Page[entry],  # type: ignore[valid-type]
+        operation_id=history.operation_id or f"get_{history.name}",
+        tags=[of.name],
+        summary=f"Get {history.name}",
+        description=f"The {history.name} of one {of.one}: what `{history.use_case.name}` "
+        "answers, newest first, a page at a time.",
     )
 
 
-@router.get(
-    "/accounts/{account}/statement",
-    response_model=Page[StatementEntry],
-    operation_id="get_statement",
-    tags=["accounts"],
-)
-async def statement(
-    read_side: ReadSideDep,
-    principal: PrincipalDep,
-    account: AccountId,
-    cursor: Cursor = None,
-    limit: Limit = 20,
-    consistent: Consistent = False,
-    min_position: MinPosition = None,
-) -> Page[bank.StatementEntry]:
-    """An account's movements, newest first, a page at a time."""
-    return await run_in_threadpool(
-        read_side.statement_page,
-        principal,
-        account,
-        cursor=cursor,
-        limit=limit,
-        consistent=consistent,
-        min_position=min_position,
+def _record(router: APIRouter, route: Record) -> None:
+    result = shown_model(item_type(route.use_case), route.example, route.doc)
+    # The use case's other arguments are the query's parameters, checked by the use case.
+    others = [name for name in route.use_case.model_fields if name != route.argument]
+
+    async def read(
+        read_side: ReadSideDep,
+        principal: PrincipalDep,
+        consistent: Consistent = False,
+        **arguments: str | None,
+    ) -> Any:
+        asked = {name: value for name, value in arguments.items() if value is not None}
+        return await run_in_threadpool(
+            read_side.record, route, principal, asked, consistent=consistent
+        )
+
+    _with_path(read, route.argument, route.id_description)
+    _with_query(read, {name: route.use_case.model_fields[name] for name in others})
+    router.add_api_route(
+        f"/{route.name}/{{{route.argument}}}",
+        read,
+        methods=["GET"],
+        response_model=result,
+        operation_id=route.use_case.name,
+        tags=[route.name],
+        summary=f"Get {route.one}",
+        description=f"One {route.one}: what `{route.use_case.name}` answers (its other "
+        "arguments as query parameters).",
     )
 
 
-@router.get("/events", response_model=list[LogEvent], operation_id="list_events", tags=["audit"])
+def _with_query(endpoint: Callable[..., Any], fields: dict[str, FieldInfo]) -> None:
+    """The endpoint takes a query parameter for each of the use case's `fields`, required
+    where the use case requires it (into its `**arguments`)."""
+    signature = inspect.signature(endpoint)
+    added = [
+        inspect.Parameter(
+            name,
+            inspect.Parameter.POSITIONAL_OR_KEYWORD,
+            default=inspect.Parameter.empty if field.is_required() else None,
+            annotation=Annotated[
+                str if field.is_required() else str | None,
+                Query(description=field.description, max_length=256),
+            ],
+        )
+        for name, field in fields.items()
+    ]
+    parameters = [*signature.parameters.values(), *added]
+    required = [p for p in parameters if p.default is p.empty]
+    endpoint.__signature__ = signature.replace(  # type: ignore[attr-defined]
+        parameters=[*required, *(p for p in parameters if p.default is not p.empty)]
+    )
+
+
+def _with_default(endpoint: Callable[..., Any], name: str, default: object) -> None:
+    """The endpoint's parameter `name` defaults to `default` (FastAPI reads the signature)."""
+    signature = inspect.signature(endpoint)
+    parameters = [
+        p.replace(default=default) if p.name == name else p for p in signature.parameters.values()
+    ]
+    endpoint.__signature__ = signature.replace(parameters=parameters)  # type: ignore[attr-defined]
+
+
+def _with_path(endpoint: Callable[..., Any], name: str, description: str) -> None:
+    """The endpoint takes the path parameter `name` (into its `**path`)."""
+    signature = inspect.signature(endpoint)
+    parameters = list(signature.parameters.values())
+    identifier = inspect.Parameter(
+        name,
+        inspect.Parameter.POSITIONAL_OR_KEYWORD,
+        annotation=Annotated[str, Path(description=description, max_length=64)],
+    )
+    positional = [p for p in parameters if p.default is p.empty and p.kind is not p.VAR_KEYWORD]
+    optional = [p for p in parameters if p.default is not p.empty]
+    endpoint.__signature__ = signature.replace(  # type: ignore[attr-defined]
+        parameters=[*positional, identifier, *optional]
+    )
+
+
 async def events(
     read_side: ReadSideDep,
     principal: PrincipalDep,
@@ -122,7 +262,6 @@ async def events(
     return await run_in_threadpool(read_side.events, principal, after, limit)
 
 
-@router.get("/runs/{run_id}", response_model=RunStory, operation_id="get_run", tags=["audit"])
 async def run(
     read_side: ReadSideDep,
     principal: PrincipalDep,

@@ -1,5 +1,7 @@
-// The audit page of an account: its balance over time and the timeline of its movements,
-// each linked to the run that committed it.
+// The audit page of a record of the served domain's first listing (/v1/console/resources).
+// The bank's account: its balance over time and the timeline of its movements, each linked
+// to the run that committed it. A record with no timeline (a shop's product): its fields as
+// the domain's read models hold them now.
 
 import { enc, get, getAll } from "./api.js";
 import { h, put, shortId, showProblem, table, when } from "./dom.js";
@@ -14,30 +16,42 @@ const KINDS = {
   closed: "Closed",
 };
 
-/** The view for #/audit and #/audit/{account}. */
-export async function showAudit(root, account) {
+/** The view for #/audit and #/audit/{id}. */
+export async function showAudit(root, wanted) {
   const $ = (selector) => root.querySelector(selector);
-  const accounts = await getAll("/v1/accounts?consistent=true&limit=200");
-  const chosen = account || (accounts[0] && accounts[0].account);
+  const [listing] = await get("/v1/console/resources");
+  if (!listing) {
+    $("#audit-body").hidden = true;
+    showProblem($("#audit-problem"), "The served domain lists no records to audit.");
+    return;
+  }
+  const records = await getAll(`/v1/${enc(listing.name)}?consistent=true&limit=200`);
+  const key = (row) => String(row[listing.key]);
+  const chosen = wanted || (records[0] && key(records[0]));
+  $("#record-nav").setAttribute("aria-label", listing.name[0].toUpperCase() + listing.name.slice(1));
   put(
     $("#account-links"),
-    accounts.map((row) =>
+    records.map((row) =>
       h(
         "li",
         {},
-        h("a", { href: `#/audit/${enc(row.account)}`, "aria-current": row.account === chosen ? "page" : false }, row.account),
+        h("a", { href: `#/audit/${enc(key(row))}`, "aria-current": key(row) === chosen ? "page" : false }, key(row)),
       ),
     ),
   );
   if (!chosen) {
     $("#audit-body").hidden = true;
-    showProblem($("#audit-problem"), "No account to show.");
+    showProblem($("#audit-problem"), `No ${listing.one} to show.`);
     return;
   }
   put($("#audit-title"), `Audit of ${chosen}`);
+  if (!listing.timeline) {
+    showRecord($, listing, records.find((row) => key(row) === chosen), chosen);
+    return;
+  }
   let entries;
   try {
-    entries = (await get(`/v1/console/accounts/${enc(chosen)}/timeline?limit=100`)).items;
+    entries = (await get(`/v1/console/${enc(listing.name)}/${enc(chosen)}/timeline?limit=100`)).items;
   } catch (problem) {
     $("#audit-body").hidden = true;
     showProblem($("#audit-problem"), problem);
@@ -59,4 +73,17 @@ export async function showAudit(root, account) {
     rows,
     "Newest first.",
   );
+}
+
+/** A record without a timeline: its fields, as the listing reads them now. */
+function showRecord($, listing, record, chosen) {
+  $("#chart-panel").hidden = true;
+  put($("#timeline-title"), `The ${listing.one} now`);
+  if (!record) {
+    $("#audit-body").hidden = true;
+    showProblem($("#audit-problem"), `No ${listing.one} ${chosen} among the ${listing.name} you may read.`);
+    return;
+  }
+  const shown = (value) => (value === null || value === undefined ? "—" : typeof value === "object" ? JSON.stringify(value) : String(value));
+  table($("#timeline"), ["Field", "Value"], listing.fields.map((field) => [field, shown(record[field])]), `As /v1/${listing.name} lists it.`);
 }

@@ -64,7 +64,8 @@ async function route() {
 
 function signedIn(principal) {
   me = principal;
-  const reach = principal.accounts ? `accounts ${principal.accounts.join(", ") || "none"}` : "all accounts";
+  const owned = principal.owned || "accounts";
+  const reach = principal.accounts ? `${owned} ${principal.accounts.join(", ") || "none"}` : `all ${owned}`;
   put(byId("who"), `${principal.name} (${principal.role}, ${reach})`);
   byId("nav").hidden = false;
   byId("sign-out").hidden = false;

@@ -19,10 +19,21 @@ import { highlight } from "./highlight.js";
 import { moveText, refreshCount } from "./inbox.js";
 import { cents, euros, signed } from "./money.js";
 
-/** Accounts the principal may read, by name, with their balance in cents (read consistently). */
+/**
+ * Accounts the principal may read, by name, with their balance in cents (read consistently);
+ * none where the served domain keeps no accounts with balances (a shop).
+ */
 async function balances() {
-  const rows = await getAll("/v1/accounts?consistent=true&limit=200");
-  return new Map(rows.map((row) => [row.account, cents(row.balance)]));
+  const listing = await balanceListing();
+  if (!listing) return new Map();
+  const rows = await getAll(`/v1/${enc(listing.name)}?consistent=true&limit=200`);
+  return new Map(rows.map((row) => [row[listing.key], cents(row.balance)]));
+}
+
+/** The served domain's listing of records with a balance and a timeline (the bank's accounts), or null. */
+async function balanceListing() {
+  const [listing] = await get("/v1/console/resources");
+  return listing && listing.timeline && listing.fields.includes("balance") ? listing : null;
 }
 
 /** The statement of each payer the principal may read, for the new-payee warning. */
@@ -47,13 +58,16 @@ export function proposer(proposal) {
 export async function showProposal(root, id, { conversation, me }) {
   const $ = (selector) => root.querySelector(selector);
   // The countdown's timer, and the balances the page shows (to tell what a fresh preview changed).
-  const page = { timer: null, balances: new Map() };
+  // Whether the served domain keeps balances to show before and after (the bank does; a
+  // shop's effects are the money its preview moves).
+  const page = { timer: null, balances: new Map(), keepsBalances: Boolean(await balanceListing()), moves: [] };
   const stop = () => clearInterval(page.timer);
 
   async function render(proposal, { outcome = null, stale = null, problem = null, accounts = null } = {}) {
     stop();
     accounts = accounts || (await balances());
     page.balances = accounts;
+    page.moves = proposal.moves || [];
     const pending = proposal.status === "pending";
     // Everything fetched before anything is drawn: a page half drawn (a fresh preview's
     // banner beside the old hash and effects) must never be seen, or acted on.
@@ -154,6 +168,10 @@ export async function showProposal(root, id, { conversation, me }) {
   }
 
   function renderEffects(events, accounts, pending, applied = false) {
+    if (!page.keepsBalances) {
+      renderMoves(events, pending, applied);
+      return;
+    }
     const rows = effects(events, accounts).map((row) => {
       const hidden = ["not yours to see", "muted"];
       const difference = [signed(row.difference), row.difference < 0 ? "debit" : row.difference > 0 ? "credit" : ""];
@@ -182,6 +200,14 @@ export async function showProposal(root, id, { conversation, me }) {
     table($("#effects"), headings, rows.length ? rows : [[h("span", {}, "No account changes")]], caption);
   }
 
+  /** A domain without balances: the money the preview moves, in its own parties' names. */
+  function renderMoves(events, pending, applied) {
+    const rows = page.moves.map((move) => [h("span", { class: "move" }, moveText(move))]);
+    const none = `No money moves (${events.length} ${events.length === 1 ? "event" : "events"})`;
+    const caption = pending ? null : applied ? "Applied." : "Not applied: nothing was written.";
+    table($("#effects"), ["Money that moves"], rows.length ? rows : [[h("span", {}, none)]], caption);
+  }
+
   function renderWarnings(found) {
     put(
       $("#warnings"),
@@ -196,6 +222,14 @@ export async function showProposal(root, id, { conversation, me }) {
       const moved = signedAmount(event);
       return [moved ? signed(moved) : event.data.amount, "num"];
     };
+    const first = events.some((e) => e.position) ? "Position" : "#";
+    if (!page.keepsBalances) {
+      // Another domain's events: each with its record's key and its data as the log holds it.
+      const data = (event) => Object.entries(event.data || {}).map(([k, v]) => `${k}: ${typeof v === "object" ? JSON.stringify(v) : v}`).join(", ");
+      const rows = events.map((event, index) => [String(event.position ?? index + 1), event.account || "", event.type, data(event)]);
+      table($("#events"), [first, "Record", "Event", "Data"], rows.length ? rows : [["", "None", "", ""]]);
+      return;
+    }
     const rows = events.map((event, index) => [
       String(event.position ?? index + 1),
       event.account || "",
@@ -204,7 +238,6 @@ export async function showProposal(root, id, { conversation, me }) {
       (event.data && event.data.counterparty) || "",
       (event.data && event.data.memo) || "",
     ]);
-    const first = events.some((e) => e.position) ? "Position" : "#";
     table($("#events"), [first, "Account", "Event", "Amount", "Counterparty", "Memo"], rows.length ? rows : [["", "None", "", "", "", ""]]);
   }
 

@@ -1,0 +1,43 @@
+"""The shop's resources under /v1, derived from its read use cases: the catalogue's products
+(`list_products`), one of them, and a customer's order (`get_order`)."""
+
+from __future__ import annotations
+
+import re
+
+from application.read_routes import Listing, Record
+from application.shop.orders import GetOrder
+from application.shop.products import GetProduct, ListProducts
+from application.shop.types import KEY_PATTERN, KEY_RULE
+
+_KEY = re.compile(KEY_PATTERN)
+
+
+def sku_problem(value: str) -> str | None:
+    """Why `value` is no sku, quoted escaped; None when it is one."""
+    if _KEY.fullmatch(value):
+        return None
+    shown = repr(value) if len(repr(value)) <= 60 else repr(value)[:57] + "..."
+    return f"{shown} is not a sku ({KEY_RULE})"
+
+
+PRODUCTS = Listing(
+    name="products",
+    use_case=ListProducts,
+    key="sku",
+    one="product",
+    guard=GetProduct,
+    guard_argument="sku",
+    id_problem=sku_problem,
+    id_description="A product's sku, e.g. tea-green.",
+)
+
+ORDERS = Record(
+    name="orders",
+    use_case=GetOrder,
+    argument="order",
+    one="order",
+    id_description="An order's id, e.g. o-1.",
+)
+
+SHOP_READ_ROUTES = (PRODUCTS, ORDERS)
