@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import os
 from collections.abc import Generator, Iterator
 from dataclasses import dataclass
@@ -36,6 +37,15 @@ def _require_postgres(request: pytest.FixtureRequest) -> None:
     if os.environ.get("CI", "").lower() == "true":
         pytest.fail(f"CI=true and PostgreSQL is required: {problem}", pytrace=False)
     pytest.skip(f"{NO_SERVER}: {problem}; set SLUICE_TEST_DATABASE_URL")
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    # What collection built (the modules, their imports, every test item) lives to the end
+    # of the session: out of the collector's sight, each full collection afterwards (one per
+    # Postgres schema dropped, see tests/postgres/support.py) scans what the tests made only,
+    # instead of some 400,000 objects that cannot be garbage.
+    del session
+    gc.freeze()
 
 
 @pytest.hookimpl(wrapper=True)
