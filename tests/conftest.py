@@ -39,13 +39,20 @@ def _require_postgres(request: pytest.FixtureRequest) -> None:
     pytest.skip(f"{NO_SERVER}: {problem}; set SLUICE_TEST_DATABASE_URL")
 
 
-def pytest_collection_finish(session: pytest.Session) -> None:
-    # What collection built (the modules, their imports, every test item) lives to the end
-    # of the session: out of the collector's sight, each full collection afterwards (one per
-    # Postgres schema dropped, see tests/postgres/support.py) scans what the tests made only,
-    # instead of some 400,000 objects that cannot be garbage.
+@pytest.hookimpl(wrapper=True)
+def pytest_collection(session: pytest.Session) -> Generator[None, object, object]:
+    # What collection builds (the modules, their imports, every test item) lives to the end
+    # of the session, so the collector is off while it is built, then stops looking at it:
+    # each full collection afterwards (one per Postgres schema dropped, see
+    # tests/postgres/support.py) scans only what the tests made, not some 400,000 objects
+    # that cannot be garbage.
     del session
-    gc.freeze()
+    gc.disable()
+    try:
+        return (yield)
+    finally:
+        gc.freeze()
+        gc.enable()
 
 
 @pytest.hookimpl(wrapper=True)
