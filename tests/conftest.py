@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import os
 from collections.abc import Generator, Iterator
 from dataclasses import dataclass
@@ -37,6 +38,22 @@ def _require_postgres(request: pytest.FixtureRequest) -> None:
     if os.environ.get("CI", "").lower() == "true":
         pytest.fail(f"CI=true and PostgreSQL is required: {problem}", pytrace=False)
     pytest.skip(f"{NO_SERVER}: {problem}; set SLUICE_TEST_DATABASE_URL")
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_collection(session: pytest.Session) -> Generator[None, object, object]:
+    # What collection builds (the modules, their imports, every test item) lives to the end
+    # of the session, so the collector is off while it is built, then stops looking at it:
+    # each full collection afterwards (one per Postgres schema dropped, see
+    # tests/postgres/support.py) scans only what the tests made, not some 400,000 objects
+    # that cannot be garbage.
+    del session
+    gc.disable()
+    try:
+        return (yield)
+    finally:
+        gc.freeze()
+        gc.enable()
 
 
 @pytest.hookimpl(wrapper=True)

@@ -12,17 +12,19 @@ from typing import Any
 
 import pytest
 
+from tests.e2e.demo_stores import DemoStores
+
 SLUICE = str(Path(sys.executable).parent / "sluice")
 SNAPSHOTS = Path(__file__).parent.parent / "snapshots"
 
 
 @pytest.fixture
-def store(tmp_path: Path) -> dict[str, str]:
+def store(tmp_path: Path, demo_stores: DemoStores) -> dict[str, str]:
     """A SQLite file of its own, with the demo ledger seeded by `sluice demo`."""
     env = {**os.environ, "SLUICE_DATABASE_URL": f"sqlite:///{tmp_path / 'cli.db'}"}
-    seeded = subprocess.run([SLUICE, "demo"], env=env, capture_output=True, text=True, check=True)
-    assert "opened alice, bob, carla" in seeded.stdout
-    assert "sk-demo-alice" in seeded.stdout
+    seeded = demo_stores.copy(env)
+    assert "opened alice, bob, carla" in seeded
+    assert "sk-demo-alice" in seeded
     return env
 
 

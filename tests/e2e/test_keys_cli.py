@@ -16,6 +16,7 @@ import pytest
 
 from application.principals import demo_agent_key, demo_key, hash_key
 from domain.principal import api_key_id
+from tests.e2e.demo_stores import DemoStores
 from tests.served import serving
 
 SLUICE = str(Path(sys.executable).parent / "sluice")
@@ -33,9 +34,9 @@ def key_id(key: str) -> str:
 
 
 @pytest.fixture
-def served(tmp_path: Path) -> Iterator[tuple[dict[str, str], str]]:
+def served(tmp_path: Path, demo_stores: DemoStores) -> Iterator[tuple[dict[str, str], str]]:
     env = {**os.environ, "SLUICE_DATABASE_URL": f"sqlite:///{tmp_path / 'keys.db'}"}
-    assert sluice(env, "demo").returncode == 0
+    demo_stores.copy(env)
     with serving([SLUICE, "serve"], env) as base:
         yield env, base
 

@@ -12,6 +12,7 @@ import pytest
 
 from gateway.bootstrap import Sluice
 from gateway.interfaces.mcp.confirmation import describe
+from tests.e2e.demo_stores import DemoStores
 
 SLUICE = str(Path(sys.executable).parent / "sluice")
 PAY_THE_BILL = (
@@ -21,10 +22,10 @@ PAY_THE_BILL = (
 
 
 @pytest.fixture
-def store(tmp_path: Path) -> dict[str, str]:
+def store(tmp_path: Path, demo_stores: DemoStores) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("SLUICE_")}
     env |= {"SLUICE_DATABASE_URL": f"sqlite:///{tmp_path / 'cli.db'}", "COLUMNS": "200"}
-    subprocess.run([SLUICE, "demo"], env=env, capture_output=True, text=True, check=True)
+    demo_stores.copy(env)
     return env
 
 

@@ -13,15 +13,16 @@ from pathlib import Path
 import pytest
 
 from gateway.bootstrap import Sluice
+from tests.e2e.demo_stores import DemoStores
 
 SLUICE = str(Path(sys.executable).parent / "sluice")
 
 
 @pytest.fixture
-def store(tmp_path: Path) -> dict[str, str]:
+def store(tmp_path: Path, demo_stores: DemoStores) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("SLUICE_")}
     env |= {"SLUICE_DATABASE_URL": f"sqlite:///{tmp_path / 'cli.db'}", "COLUMNS": "160"}
-    subprocess.run([SLUICE, "demo"], env=env, capture_output=True, text=True, check=True)
+    demo_stores.copy(env)
     return env
 
 

@@ -13,6 +13,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.e2e.demo_stores import DemoStores
+
 SLUICE = str(Path(sys.executable).parent / "sluice")
 LATEST = 'e = statement(account="alice")[0]\n'
 PAYEE = 'payer="alice", payee=str(e["counterparty"])'
@@ -32,10 +34,10 @@ def sluice(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
 
 
 @pytest.fixture
-def store(tmp_path: Path) -> dict[str, str]:
+def store(tmp_path: Path, demo_stores: DemoStores) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("SLUICE_")}
     env |= {"SLUICE_DATABASE_URL": f"sqlite:///{tmp_path / 'cli.db'}", "COLUMNS": "200"}
-    assert sluice(env, "demo").returncode == 0
+    demo_stores.copy(env)
     opened = sluice(env, "call", "open_account", "account=mallory", "owner=M",
                     "initial_deposit=1", "--as", "admin")  # fmt: skip
     assert opened.returncode == 0, opened.stderr

@@ -15,6 +15,7 @@ import pytest
 
 from application import principals
 from gateway.bootstrap import Sluice
+from tests.e2e.demo_stores import DemoStores
 
 SLUICE = str(Path(sys.executable).parent / "sluice")
 BORDERS = "│┃┏┓┗┛┡┩└┘┳┻╇━─"
@@ -31,9 +32,9 @@ def sluice(
 
 
 @pytest.fixture
-def store(tmp_path: Path) -> dict[str, str]:
+def store(tmp_path: Path, demo_stores: DemoStores) -> dict[str, str]:
     env = {**os.environ, "SLUICE_DATABASE_URL": f"sqlite:///{tmp_path / 'edges.db'}"}
-    assert sluice(env, "demo").returncode == 0
+    demo_stores.copy(env)
     return env
 
 

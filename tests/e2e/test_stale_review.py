@@ -14,6 +14,7 @@ from pathlib import Path
 import httpx
 import pytest
 
+from tests.e2e.demo_stores import DemoStores
 from tests.served import serving
 
 SLUICE = str(Path(sys.executable).parent / "sluice")
@@ -23,12 +24,10 @@ TELLER = {"Authorization": "Bearer sk-demo-teller"}
 
 
 @pytest.fixture
-def served(tmp_path: Path) -> Iterator[tuple[dict[str, str], str]]:
+def served(tmp_path: Path, demo_stores: DemoStores) -> Iterator[tuple[dict[str, str], str]]:
     env = {**os.environ, "SLUICE_DATABASE_URL": f"sqlite:///{tmp_path / 'stale.db'}",
            "COLUMNS": "200"}  # fmt: skip
-    assert (
-        subprocess.run([SLUICE, "demo"], env=env, capture_output=True, check=False).returncode == 0
-    )
+    demo_stores.copy(env)
     with serving([SLUICE, "serve"], env) as base:
         yield env, base
 

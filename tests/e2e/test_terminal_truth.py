@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from gateway.bootstrap import Sluice
+from tests.e2e.demo_stores import DemoStores
 from tests.served import free_port
 
 SLUICE = str(Path(sys.executable).parent / "sluice")
@@ -22,10 +23,10 @@ PAY_BOB = 'transfer(payer="alice", payee="bob", amount=4)\n'
 
 
 @pytest.fixture
-def store(tmp_path: Path) -> dict[str, str]:
+def store(tmp_path: Path, demo_stores: DemoStores) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("SLUICE_")}
     env |= {"SLUICE_DATABASE_URL": f"sqlite:///{tmp_path / 'cli.db'}", "COLUMNS": "200"}
-    subprocess.run([SLUICE, "demo"], env=env, capture_output=True, text=True, check=True)
+    demo_stores.copy(env)
     return env
 
 
