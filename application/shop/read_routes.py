@@ -3,22 +3,15 @@
 
 from __future__ import annotations
 
-import re
-
 from application.read_routes import Listing, Record
 from application.shop.orders import GetOrder
 from application.shop.products import GetProduct, ListProducts
-from application.shop.types import KEY_PATTERN, KEY_RULE
-
-_KEY = re.compile(KEY_PATTERN)
+from application.shop.types import key_problem
 
 
 def sku_problem(value: str) -> str | None:
-    """Why `value` is no sku, quoted escaped; None when it is one."""
-    if _KEY.fullmatch(value):
-        return None
-    shown = repr(value) if len(repr(value)) <= 60 else repr(value)[:57] + "..."
-    return f"{shown} is not a sku ({KEY_RULE})"
+    """Why `value` is no sku, as the shop's use cases say it; None when it is one."""
+    return key_problem(value, "sku")
 
 
 PRODUCTS = Listing(

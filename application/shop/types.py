@@ -27,11 +27,20 @@ NAME_LENGTH = 100
 _KEY_RE = re.compile(KEY_PATTERN)
 
 
+def key_problem(value: str, what: str) -> str | None:
+    """Why `value` is no `what` (a sku, an order id, a customer id), quoted escaped; None
+    when it is one."""
+    if _KEY_RE.fullmatch(value):
+        return None
+    shown = repr(value) if len(repr(value)) <= 60 else repr(value)[:57] + "..."
+    return f"{shown} is not a {what} ({KEY_RULE})"
+
+
 def _key(what: str) -> AfterValidator:
     def check(value: str) -> str:
-        if not _KEY_RE.fullmatch(value):
-            shown = repr(value) if len(repr(value)) <= 60 else repr(value)[:57] + "..."
-            raise ValueError(f"{shown} is not a {what} ({KEY_RULE})")
+        problem = key_problem(value, what)
+        if problem:
+            raise ValueError(problem)
         return value
 
     return AfterValidator(check)
