@@ -19,6 +19,7 @@ from application.audited import AuditedRecord
 from application.money_moves import MoneyReader, no_money_moves
 from application.read_models.declared import NO_READ_MODELS, DomainReadModels
 from application.settings_error import SettingsError
+from application.telling import NO_TELLING, Telling
 
 if TYPE_CHECKING:
     from eventsourcing.domain import Aggregate
@@ -174,6 +175,9 @@ class Domain:
     # How the agent reads who wrote the texts of a record's history; None: a domain whose
     # results' labels say it all (gateway/agent/authors.py).
     agent_histories: AgentHistories | None = None
+    # How the agent's answer tells its events and known results in the code's words; by
+    # default an event as `key: Type` and a result by its labels (application/telling.py).
+    telling: Telling = NO_TELLING
     # The money a preview's events move, as the inbox and a review show it; by default none.
     money_moves: MoneyReader = no_money_moves
     # What its customers own, in words: the bank's accounts by default.

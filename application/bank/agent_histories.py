@@ -13,9 +13,9 @@ from collections.abc import Sequence
 from decimal import Decimal
 
 from application.bank.queries import GetBalance
-from application.bank.results import STAFF
 from application.bank.types import account_problem
 from application.domains import AgentHistories, HistoryTexts
+from application.telling import STAFF
 from domain.account import Account
 
 

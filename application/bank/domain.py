@@ -12,6 +12,7 @@ from application.bank.money_moves import money_moves
 from application.bank.owners import account_exists
 from application.bank.read_models import BANK_READ_MODELS
 from application.bank.read_routes import BANK_READ_ROUTES
+from application.bank.telling import BANK_TELLING
 from application.domains import Domain, OwnedWords
 
 BANK = Domain(
@@ -22,6 +23,7 @@ BANK = Domain(
     demo=BANK_DEMO,
     agent_words=BANK_WORDS,
     agent_histories=BANK_HISTORIES,
+    telling=BANK_TELLING,
     money_moves=money_moves,
     read_routes=BANK_READ_ROUTES,
     read_models=BANK_READ_MODELS,

@@ -9,6 +9,7 @@ from typing import Annotated, Literal
 from pydantic import Field, WithJsonSchema
 
 from application.labels import Fact, ResultModel, Text
+from application.telling import STAFF  # only staff open accounts and deposit
 from domain.account import Account
 
 # Euros reach programs as a Decimal (a number on the sheet a program author reads) and
@@ -16,8 +17,6 @@ from domain.account import Account
 Euros = Annotated[Decimal, WithJsonSchema({"type": "number"}, mode="validation")]
 # A balance, as get_balance answers it: a fact of the ledger.
 Balance = Annotated[Euros, Fact]
-# Only staff open accounts and deposit: what they write is staff's.
-STAFF = "staff"
 
 
 class AccountView(ResultModel):

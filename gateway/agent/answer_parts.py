@@ -16,8 +16,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-# Who wrote a quoted text, when it is not an account's holder (named by the account id).
-STAFF = "staff"  # deposits and openings are staff's only
+# Who wrote a quoted text, when it is not a record's holder (named by the record's id) or
+# staff (`application.telling.STAFF`).
 PROGRAM = "the program"  # a string literal of the program's own source
 SLUICE = "Sluice"  # the gateway's own message, which may quote the program's values
 UNKNOWN = "an unknown author"

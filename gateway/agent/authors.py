@@ -27,6 +27,7 @@ from application.kinds import keyed
 from application.labels import Fields, Items, Leaf, Tree
 from application.principals import PrincipalView
 from application.results import CallRecord
+from application.telling import Telling
 from domain.errors import DomainError
 from gateway.agent.prompts import default_domain
 from gateway.core.catalog import Catalog
@@ -61,12 +62,14 @@ class Authors:
         self.read: AgentHistories | None = served.agent_histories
         # What its records are called, in the withheld sentences' reasons.
         self.words: OwnedWords = served.owned_words
+        # How its events and known results are told in the code's words.
+        self.telling: Telling = served.telling
         # What the results' labels say: a text's writers, and the strings that are facts.
         self._labelled: dict[str, set[str]] = {}
         self._facts: set[str] = set()
         self._learnt: set[str] = set()
         self._writers: dict[str, set[str]] = {}
-        self._balances: dict[tuple[str, int], Decimal] = {}
+        self._figures: dict[tuple[str, int], Decimal] = {}
 
     def learn(self, accounts: Iterable[str]) -> None:
         """Read the histories of these records, those the reader may read."""
@@ -87,7 +90,7 @@ class Authors:
             for text, writer in said.writers:
                 self._note(text, writer)
             for version, figure in said.figures.items():
-                self._balances[(account, version)] = figure
+                self._figures[(account, version)] = figure
 
     def is_id(self, value: object) -> bool:
         """Whether `value` is the id of a record whose history the domain reads."""
@@ -148,10 +151,12 @@ class Authors:
             return " or ".join(sorted(writers))
         return None
 
-    def balance_after(self, account: str | None, version: int | None) -> Decimal | None:
-        if account is None or version is None:
+    def figure_after(self, record: str | None, version: int | None) -> Decimal | None:
+        """The record's figure after that version (the bank's balance), when its history
+        was read."""
+        if record is None or version is None:
             return None
-        return self._balances.get((account, version))
+        return self._figures.get((record, version))
 
     def _note(self, text: str, writer: str) -> None:
         self._writers.setdefault(text, set()).add(writer)
