@@ -12,6 +12,7 @@ from application.shop.demo import SHOP_DEMO
 from application.shop.money_moves import money_moves
 from application.shop.read_models import SHOP_READ_MODELS
 from application.shop.read_routes import SHOP_READ_ROUTES
+from application.shop.telling import SHOP_TELLING
 from domain.shop.order import Order
 
 if TYPE_CHECKING:
@@ -37,6 +38,7 @@ SHOP = Domain(
     demo=SHOP_DEMO,
     ownable=_any_customer,
     agent_words=SHOP_WORDS,
+    telling=SHOP_TELLING,
     money_moves=money_moves,
     read_routes=SHOP_READ_ROUTES,
     read_models=SHOP_READ_MODELS,

@@ -172,6 +172,10 @@ def test_a_customer_orders_through_the_agent_confirms_and_reads_the_true_figures
     answer = answered["answer"]
     assert answered["outcome"]["status"] == "committed"
     assert "Committed: 2 events appended." in facts(answer)
+    # The events in the shop's own words (application/shop/telling.py), not as `key: Type`.
+    assert f"{order}: placed by alice; total 9.00" in facts(answer)
+    assert f"{order}: 2 tea-green at 4.50" in facts(answer)
+    assert f"tea-green: 2 reserved for {order}" in facts(answer)
     assert "result.total: 9.00" in facts(answer)
     assert "result.status: placed" in facts(answer)
     assert voice(answer) == f"Order {order} is placed: 2 tea-green, 9.00 in all."
