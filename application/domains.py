@@ -15,6 +15,7 @@ from decimal import Decimal
 from importlib.metadata import EntryPoint, entry_points
 from typing import TYPE_CHECKING, Any
 
+from application.api_examples import ApiExamples
 from application.audited import AuditedRecord
 from application.money_moves import MoneyReader, no_money_moves
 from application.read_models.declared import NO_READ_MODELS, DomainReadModels
@@ -182,6 +183,9 @@ class Domain:
     money_moves: MoneyReader = no_money_moves
     # What its customers own, in words: the bank's accounts by default.
     owned_words: OwnedWords = field(default_factory=OwnedWords)
+    # The examples its OpenAPI document shows (application/api_examples.py); None: none
+    # that names a use case, a record or a refusal.
+    api_examples: ApiExamples | None = None
     # Its resources under /v1, derived from its read use cases (application/read_routes.py).
     read_routes: tuple[ReadRoute, ...] = ()
     # Its read models: their projections and the reads they answer; by default none (every

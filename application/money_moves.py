@@ -20,11 +20,9 @@ class MoneyMove(BaseModel):
 
     payer: str | None = Field(
         description="Who pays, named as the domain names its parties; null for money that "
-        "comes in from outside (a deposit)."
+        "comes in from outside."
     )
-    payee: str | None = Field(
-        description="Who is paid; null for money that goes out (a withdrawal)."
-    )
+    payee: str | None = Field(description="Who is paid; null for money that goes out.")
     amount: str = Field(description="Two-place text, as all money on the wire.")
     currency: str
 

@@ -43,7 +43,7 @@ class EventRecord(Result):
     account: str | None
     type: str
     version: int | None = Field(
-        description="The account's version after the event; null on an account the asking "
+        description="The record's version after the event; null on a record the asking "
         "customer may not see"
     )
     timestamp: str
@@ -71,7 +71,7 @@ class OriginRecord(Result):
     chosen: bool = Field(
         description="The data only chose the value (a condition, a loop, an index, a filter)."
     )
-    authors: list[str] = Field(description="For text: who wrote it (account ids, staff).")
+    authors: list[str] = Field(description="For text: who wrote it (record ids, staff).")
 
 
 class CallRecord(Result):
@@ -264,7 +264,7 @@ class RunStory(Proposal):
     """A run as an auditor reads it: the proposal, its outcome, and every event of the run.
 
     One type for every interface: HTTP answers it as it dumps; `sluice audit run` shows it,
-    with the events the run committed as the store names them (`committed_events`: account,
+    with the events the run committed as the store names them (`committed_events`: key,
     aggregate id, version, type), which HTTP leaves out."""
 
     history: list[HistoryEntry]

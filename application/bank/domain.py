@@ -5,6 +5,7 @@ from __future__ import annotations
 from application.bank import BANK_USE_CASES, DIRECTORY_HEADER
 from application.bank.agent_histories import BANK_HISTORIES
 from application.bank.agent_words import BANK_WORDS
+from application.bank.api_examples import BANK_EXAMPLES
 from application.bank.audited import ACCOUNTS
 from application.bank.books import BankBooks
 from application.bank.demo import BANK_DEMO
@@ -24,6 +25,7 @@ BANK = Domain(
     agent_words=BANK_WORDS,
     agent_histories=BANK_HISTORIES,
     telling=BANK_TELLING,
+    api_examples=BANK_EXAMPLES,
     money_moves=money_moves,
     read_routes=BANK_READ_ROUTES,
     read_models=BANK_READ_MODELS,

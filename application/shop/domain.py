@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 from application.domains import Domain, OwnedWords
 from application.shop import DIRECTORY_HEADER, SHOP_USE_CASES
 from application.shop.agent_words import SHOP_WORDS
+from application.shop.api_examples import SHOP_EXAMPLES
 from application.shop.audited import ORDERS, PRODUCTS
 from application.shop.demo import SHOP_DEMO
 from application.shop.money_moves import money_moves
@@ -39,6 +40,7 @@ SHOP = Domain(
     ownable=_any_customer,
     agent_words=SHOP_WORDS,
     telling=SHOP_TELLING,
+    api_examples=SHOP_EXAMPLES,
     money_moves=money_moves,
     read_routes=SHOP_READ_ROUTES,
     read_models=SHOP_READ_MODELS,

@@ -40,7 +40,7 @@ class AnswerPart(BaseModel):
     text: str
     author: str | None = Field(
         default=None,
-        description="For a quoted part: who wrote it (an account id for its holder, staff, "
+        description="For a quoted part: who wrote it (a record's id for its holder, staff, "
         "the program, Sluice, or an unknown author).",
     )
     what: str | None = Field(

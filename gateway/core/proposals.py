@@ -403,10 +403,7 @@ class Proposals:
             )
         else:
             run.repreview(**self._recorded_preview(principal, run.language, run.source, preview))
-            message = (
-                f"the {records} this program read or wrote changed since the preview; nothing "
-                "was written; here is a fresh preview to confirm"
-            )
+            message = stale_detail(records)
         try:
             self.ledger.save(run)
         except IntegrityError:
@@ -444,3 +441,11 @@ def _references(run: Run) -> list[dict[str, Any]]:
         }
         for shown, stored in zip(previewed, run.stored_events[: len(previewed)], strict=True)
     ]
+
+
+def stale_detail(records: str) -> str:
+    """What a confirmation refused as stale says, with a fresh preview beside it."""
+    return (
+        f"the {records} this program read or wrote changed since the preview; nothing was "
+        "written; here is a fresh preview to confirm"
+    )

@@ -7,6 +7,11 @@ from typing import Any
 
 from fastapi.testclient import TestClient
 
+from tests.http.documented_examples import (
+    assert_program_examples_hold,
+    assert_refused_as_documented,
+)
+
 PROBLEM_JSON = "application/problem+json"
 # A degraded /health answers its Health document with 503, not a problem.
 NOT_PROBLEMS = {("get", "/health", "503"), ("get", "/readyz", "503")}
@@ -102,3 +107,18 @@ def test_the_documented_problem_examples_are_what_the_server_answers(
         assert answer.headers["x-request-id"] == got.pop("request_id")
         documented.pop("request_id")
         assert got == documented, (status, name)
+
+
+def test_the_banks_program_examples_are_what_it_previews_and_refuses(client: TestClient) -> None:
+    """The document's program, plan, event, result and refusal are the bank's own
+    (application/bank/api_examples.py), as the served bank takes and answers them."""
+    alice = {"Authorization": "Bearer sk-demo-alice"}
+
+    document = assert_program_examples_hold(client, alice)
+    refused = client.post(
+        "/v1/programs",
+        headers=alice,
+        json={"language": "python", "source": 'transfer(payer="alice", payee="dan", amount=1)'},
+    )
+
+    assert_refused_as_documented(document, refused)

@@ -15,6 +15,11 @@ from typing import Any
 import httpx
 import pytest
 
+from tests.http.documented_examples import (
+    assert_program_examples_hold,
+    assert_refused_as_documented,
+    problem_example,
+)
 from tests.served import serving
 from tests.stores import empty_store
 
@@ -352,3 +357,30 @@ def test_the_shop_serves_its_own_resources_and_none_of_the_banks(base: str) -> N
     assert {"/v1/products", "/v1/products/{sku}", "/v1/orders/{order}"} <= paths
     assert not any(path.startswith("/v1/accounts") for path in paths)
     assert problem(get(base, "alice", "accounts"), 404)
+
+
+def test_the_shops_openapi_examples_are_what_it_takes_and_answers(base: str) -> None:
+    """The document's examples are the shop's (application/shop/api_examples.py), none of
+    them the bank's: its program and plan run, its refusals read as documented."""
+    with httpx.Client(base_url=base, timeout=30) as client:
+        document = assert_program_examples_hold(client, auth("alice"))
+        refused = client.post(
+            "/v1/programs",
+            headers=auth("alice"),
+            json={"language": "python", "source": order_program(new_order(), "tea-black")},
+        )
+        not_yours = client.get(f"/v1/orders/{new_order()}", params={"customer": "bob"},
+                               headers=auth("alice"))  # fmt: skip
+
+    assert_refused_as_documented(document, refused)
+    documented = problem_example(document, "/v1/orders/{order}", "403", "not-yours")
+    assert problem(not_yours, 403)["detail"] == documented["detail"]
+    text = json.dumps(document)
+    assert "transfer" not in text and "TransferDebited" not in text
+    for field in ('"account"', '"accounts"', '"Account"', '"Accounts"'):
+        text = text.replace(field, "")  # the names of contract fields (an event's, /me's)
+    assert "account" not in text.lower()
+
+
+def order_program(order: str, sku: str) -> str:
+    return f'place_order(order="{order}", customer="alice", sku="{sku}", quantity=2)'

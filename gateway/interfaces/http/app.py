@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from functools import cache
 
 import anyio
 from fastapi import FastAPI
@@ -16,6 +17,7 @@ from gateway.core.read_side import ReadSide
 from gateway.interfaces.console import router as console_router
 from gateway.interfaces.http import docs, metrics, problems
 from gateway.interfaces.http.body_limit import BodyLimit
+from gateway.interfaces.http.domain_examples import in_domain_words
 from gateway.interfaces.http.heap import trim_heap_periodically
 from gateway.interfaces.http.request_log import RequestLog
 from gateway.interfaces.http.routes import (
@@ -93,6 +95,9 @@ def create_app(
     )
     app.state.metrics = metrics.HttpMetrics(sluice)
     problems.install(app)
+    documented = app.openapi
+    # The examples in the served domain's words, made once (the document does not change).
+    app.openapi = cache(lambda: in_domain_words(documented(), sluice.domain))  # type: ignore[method-assign]
     for module in (health, metrics, catalog, use_cases, programs):
         app.include_router(module.router)
     app.include_router(reads.router_for(sluice.domain))

@@ -169,7 +169,7 @@ class Problem(Shape):
     refusal: str | None = Field(
         default=None,
         description="When a business rule refused: which one, named after the domain's "
-        "error (account-not-found, insufficient-funds, account-closed, ...).",
+        "error in lower-case words joined by dashes.",
     )
 
 

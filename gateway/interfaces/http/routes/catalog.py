@@ -17,10 +17,12 @@ router = APIRouter(prefix="/v1", tags=["catalog"], responses=PROBLEMS)
     "/directory",
     response_class=PlainTextResponse,
     operation_id="directory",
-    responses={200: {"content": {"text/plain": {"example": "- transfer [write] Send money ..."}}}},
+    # Its example is the served domain's (gateway/interfaces/http/domain_examples.py).
+    responses={200: {"content": {"text/plain": {"example": "- name [read] ..."}}}},
 )
 def directory(gateway: GatewayDep, principal: PrincipalDep) -> str:
-    """One line per use case this principal may call: `- transfer [write] Send money ...`."""
+    """One line per use case this principal may call: its name, whether it reads or writes,
+    and what it does."""
     return gateway.directory(principal)
 
 

@@ -35,8 +35,8 @@ class Me(BaseModel):
     name: str
     role: str
     accounts: list[str] | None = Field(
-        description="The ids this principal owns (the bank's accounts, the shop's customers) "
-        "when it reaches only those; null: all."
+        description="The ids this principal owns (`owned` says what they are) when it "
+        "reaches only those; null: all."
     )
     owned: str = Field(description="What those ids are, in the served domain's words.")
     audits: bool = Field(description="Whether it may read the event log and any run.")
@@ -82,9 +82,9 @@ KEYS_COME_FROM = (
 class Resource(BaseModel):
     """A listing the served domain derives from a read use case: what its audit page shows."""
 
-    name: str = Field(description="Its path under /v1, e.g. accounts.")
-    key: str = Field(description="The field of each record that names it, e.g. account.")
-    one: str = Field(description="One record, in the domain's words, e.g. account.")
+    name: str = Field(description="Its path under /v1.")
+    key: str = Field(description="The field of each record that names it.")
+    one: str = Field(description="One record, in the domain's words.")
     fields: list[str] = Field(description="The fields of a record, in order.")
     timeline: bool = Field(
         description="Whether /v1/console/{name}/{id}/timeline tells a record's movements."
@@ -186,13 +186,13 @@ def timeline(
     request: Request,
     read_side: ReadSideDep,
     principal: PrincipalDep,
-    listing: Annotated[str, Path(description="A listing, e.g. accounts.", max_length=64)],
+    listing: Annotated[str, Path(description="One of the domain's listings.", max_length=64)],
     record: RecordId,
     cursor: Cursor = None,
     limit: Limit = 100,
     min_position: MinPosition = None,
 ) -> Any:
-    """A record's movements (the bank's: an account's), newest first, each with its log
+    """A record's movements, newest first, each with its log
     position and run, a page at a time.
 
     Read consistently: every event committed before this request is in it."""

@@ -129,7 +129,7 @@ async def reject(gateway: GatewayDep, principal: PrincipalDep, run_id: RunId) ->
     responses={410: problem_response("Expired or ended")},
 )
 async def refresh(gateway: GatewayDep, principal: PrincipalDep, run_id: RunId) -> Any:
-    """Preview a pending proposal again when the accounts it read have moved since its
+    """Preview a pending proposal again when the records it read have moved since its
     preview (`moved_since_preview` of GET names them): the answer holds the fresh preview and
     its new hash to confirm, or the proposal as it is when nothing moved. Nothing is
     committed. A key with scope agent gets 403."""
