@@ -456,3 +456,7 @@ def test_the_library_serves_its_books_as_a_resource_derived_from_get_book(base: 
     assert "no-such-book" in missing.json()["detail"]
     assert document["paths"]["/v1/books/{book}"]["get"]["operationId"] == "get_book"
     assert not any(path.startswith("/v1/accounts") for path in document["paths"])
+    # A domain that declares no examples shows none of the bank's in its document.
+    schemas = document["components"]["schemas"]
+    assert "examples" not in schemas["ProgramRequest"]
+    assert "transfer" not in json.dumps(document)
