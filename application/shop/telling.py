@@ -35,21 +35,21 @@ def tell_event(event: EventRecord, _known: Known) -> list[Told] | None:
     return None
 
 
+# The events told in one line of the code's words: `key` is the event's record, the rest
+# its data's fields.
+LINES = {
+    "Paid": "{key}: {customer} paid {amount}",
+    "Shipped": "{key}: shipped",
+    "Cancelled": "{key}: cancelled; {refunded} refunded to {customer}",
+    "Reserved": "{key}: {quantity} reserved for {order}",
+    "Released": "{key}: {quantity} released from {order}",
+    "Listed": "{key}: lists {sku}",
+}
+
+
 def _line(kind: str, key: str | None, data: dict[str, Any]) -> str | None:
-    """The events told in one line of the code's words."""
-    if kind == "Paid":
-        return f"{key}: {data['customer']} paid {data['amount']}"
-    if kind == "Shipped":
-        return f"{key}: shipped"
-    if kind == "Cancelled":
-        return f"{key}: cancelled; {data['refunded']} refunded to {data['customer']}"
-    if kind == "Reserved":
-        return f"{key}: {data['quantity']} reserved for {data['order']}"
-    if kind == "Released":
-        return f"{key}: {data['quantity']} released from {data['order']}"
-    if kind == "Listed":
-        return f"{key}: lists {data['sku']}"
-    return None
+    line = LINES.get(kind)
+    return None if line is None else line.format_map({**data, "key": key})
 
 
 SHOP_TELLING = Telling(event=tell_event)
