@@ -135,7 +135,7 @@ class Agent:
                     answer = verify(said, planned.proposal, outcome, request, authors)
         elif planned.reply is not None and planned.reply.kind == "answer":
             answer = verify_planner_answer(
-                str(planned.reply.text), request, authors.accounts, authors.words
+                str(planned.reply.text), request, authors.ids, authors.words
             )
 
         def change(fresh: Conversation) -> None:

@@ -127,9 +127,9 @@ class Authors:
             self._facts.add(value)
 
     @cached_property
-    def accounts(self) -> frozenset[str]:
-        """Every account id of the ledger: how an account named in prose is recognised
-        (none, in a domain whose histories are not read)."""
+    def ids(self) -> frozenset[str]:
+        """Every id of the records whose histories the domain reads: how one named in prose
+        is recognised (none, in a domain whose histories are not read)."""
         if self.read is None:
             return frozenset()
         return frozenset(self.histories.keys_in_log(self.read.kind))

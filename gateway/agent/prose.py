@@ -82,7 +82,7 @@ class Support:
     facts: str  # the code's facts, as text
     request: str  # the user's own words
     data: tuple[str, ...]  # quoted texts: what the model may not repeat as its own
-    accounts: frozenset[str]  # every account id of the ledger (to recognise one named)
+    ids: frozenset[str]  # every id of the records whose histories are read (to recognise one named)
     status: str | None  # the run's status; None for a planner's answer (no run)
     record: str = "account"  # what the domain calls a record, in the reasons
 
@@ -118,7 +118,7 @@ def _reasons(
     if support.status is None and numbers and FIGURE.search(sentence) and not capability:
         reasons.append(f"states {_a(support.record)}'s figure, but no program read one")
     words = WORD.findall(sentence.lower())
-    if any(w in support.accounts and w not in named for w in words):
+    if any(w in support.ids and w not in named for w in words):
         reasons.append(f"names {_a(support.record)} that the outcome does not show")
     failure, success = FAILURE.search(sentence), SUCCESS.search(sentence)
     if support.status is None and (failure or success) and not capability:

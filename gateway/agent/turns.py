@@ -51,7 +51,7 @@ def turn_answer(
     kept whole has it in `text`), and checked again on every reading.
     """
     if turn.kind == ANSWER and turn.text:
-        return verify_planner_answer(turn.text, turn.request, authors.accounts, authors.words)
+        return verify_planner_answer(turn.text, turn.request, authors.ids, authors.words)
     if turn.kind != PROGRAM or turn.reply is None or proposal is None or outcome is None:
         return None
     reply = turn.reply

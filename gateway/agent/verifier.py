@@ -32,7 +32,7 @@ def no_figures(words: OwnedWords) -> str:
     )
 
 
-ACCOUNTS = OwnedWords()
+DEFAULT_WORDS = OwnedWords()
 
 
 def expected_claim(status: str) -> str:
@@ -52,7 +52,7 @@ def verify(
         facts="\n".join(part.text for part in parts if part.kind == "facts"),
         request=request,
         data=tuple(part.text for part in parts if part.kind == "quoted"),
-        accounts=authors.accounts,
+        ids=authors.ids,
         status=outcome.status,
         record=authors.words.record,
     )
@@ -74,12 +74,10 @@ def verify(
 
 
 def verify_planner_answer(
-    text: str, request: str, accounts: frozenset[str], words: OwnedWords = ACCOUNTS
+    text: str, request: str, ids: frozenset[str], words: OwnedWords = DEFAULT_WORDS
 ) -> Answer:
     """A planner's answer, which no run supports: no figures, no records, no outcomes."""
-    support = Support(
-        facts="", request=request, data=(), accounts=accounts, status=None, record=words.record
-    )
+    support = Support(facts="", request=request, data=(), ids=ids, status=None, record=words.record)
     kept, withheld = check(text, support)
     parts: list[AnswerPart] = [assistant(" ".join(kept))] if kept else []
     if withheld:

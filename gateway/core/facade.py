@@ -50,7 +50,7 @@ from gateway.core.policy.decisions import (
     may_call_directly,
     may_decide,
     may_decide_by_form,
-    visible_accounts,
+    visible_owned,
 )
 from gateway.core.policy.rate import PROGRAMS, RateLimiter
 from gateway.core.program.errors import CallRefusedError
@@ -200,7 +200,7 @@ class Gateway:
         use_case = self._direct_use_case(principal, name, arguments)
         use_case_class = type(use_case)
         source = json.dumps({"use_case": name, "arguments": plain(use_case.model_dump())})
-        visible = visible_accounts(principal)
+        visible = visible_owned(principal)
         # A write first tries on the accounts as this process last saw them (no store read:
         # its commit is guarded by the versions it read, so a stale one conflicts and
         # nothing is written). What such a try cannot settle, it leaves to a try on the
@@ -280,7 +280,7 @@ class Gateway:
             return None
         try:
             PrincipalGuard(principal, self.catalog, self.caps).check_call(use_case)
-            value = await queries.async_answer(use_case, visible_accounts(principal))
+            value = await queries.async_answer(use_case, visible_owned(principal))
         except (CallRefusedError, DomainError):
             return None
         return _answered(type(use_case).result_adapter().dump_python(value, mode="json"))

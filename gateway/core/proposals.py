@@ -34,7 +34,7 @@ from gateway.core.errors import MAX_ERROR_BYTES, GatewayError, StaleProposalErro
 from gateway.core.plans import at_step, compile_plan
 from gateway.core.policy.access import PrincipalGuard
 from gateway.core.policy.caps import Caps
-from gateway.core.policy.decisions import may_decide_run, may_read_run, visible_accounts
+from gateway.core.policy.decisions import may_decide_run, may_read_run, visible_owned
 from gateway.core.program.errors import ProgramError
 from gateway.core.program.runner import ProgramRun, ProgramRunner, events_of, previewed
 from gateway.core.proposed_here import ProposedHere
@@ -203,7 +203,7 @@ class Proposals:
         guard = PrincipalGuard(principal, self.catalog, self.caps)
         uow = UnitOfWork(
             self.ledger,
-            visible=visible_accounts(principal),
+            visible=visible_owned(principal),
             owner_of=self.catalog.owned_words.owner_of,
         )
         if language == "python":

@@ -17,7 +17,7 @@ SUPPORT = Support(
     facts=FACTS,
     request="Pay bob 10 for lunch and show my statement",
     data=(MEMO, "lunch"),
-    accounts=frozenset({"alice", "bob", "carla", "mallory", "dan"}),
+    ids=frozenset({"alice", "bob", "carla", "mallory", "dan"}),
     status="committed",
 )
 
@@ -66,7 +66,7 @@ def test_a_failed_run_may_be_said_to_have_written_nothing_never_to_have_sent() -
         facts="Failed; nothing was written.",
         request="Send 20 each to bob and dan",
         data=("transfer: no account dan (line 2, column 5)",),
-        accounts=SUPPORT.accounts,
+        ids=SUPPORT.ids,
         status="failed",
     )
 
@@ -77,9 +77,7 @@ def test_a_failed_run_may_be_said_to_have_written_nothing_never_to_have_sent() -
 
 
 def test_a_planner_s_answer_states_no_figures_and_no_outcomes() -> None:
-    none = Support(
-        facts="", request="What can you do?", data=(), accounts=SUPPORT.accounts, status=None
-    )
+    none = Support(facts="", request="What can you do?", data=(), ids=SUPPORT.ids, status=None)
 
     kept, withheld = check(
         "I can read statements and prepare payments. You have 100.00 euros. It went through.",
@@ -95,7 +93,7 @@ def test_a_planner_s_answer_may_say_what_it_cannot_do_but_not_that_a_run_failed(
         facts="",
         request="Close bob's account and deposit 1000 euros.",
         data=(),
-        accounts=SUPPORT.accounts,
+        ids=SUPPORT.ids,
         status=None,
     )
 

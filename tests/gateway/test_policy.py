@@ -50,7 +50,7 @@ QUESTIONS: dict[str, tuple[Any, ...]] = {
     "transfer from alice": (decisions.call_refusal, Transfer, FROM_ALICE),
     "transfer from bob": (decisions.call_refusal, Transfer, FROM_BOB),
     "name bob as payer": (decisions.ownership_refusal, Transfer, FROM_BOB),
-    "accounts it sees": (decisions.visible_accounts,),
+    "accounts it sees": (decisions.visible_owned,),
     "decide with its key": (decisions.may_decide,),
     "decide by a trusted client's form": (decisions.may_decide_by_form, EVERY_CLIENT),
     "decide by another client's form": (decisions.may_decide_by_form, NO_CLIENT),
@@ -110,7 +110,7 @@ def ask(question: str, principal: PrincipalView) -> object:
     answer = function(principal, *(principal.name if a is OWN else a for a in about))
     if function in (decisions.call_refusal, decisions.ownership_refusal):
         return answer is None  # no refusal: allowed
-    if function is decisions.visible_accounts:
+    if function is decisions.visible_owned:
         return "all" if answer is None else ",".join(sorted(answer))
     return answer
 

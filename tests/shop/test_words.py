@@ -131,7 +131,7 @@ def test_the_hinted_read_answers_on_the_served_shop(shop: tuple[str, dict[str, s
 
 def test_withheld_sentences_name_an_order_not_an_account() -> None:
     support = Support(
-        facts="", request="", data=(), accounts=frozenset({"o-1"}), status=None, record="order"
+        facts="", request="", data=(), ids=frozenset({"o-1"}), status=None, record="order"
     )
 
     _, withheld = check("Your order is frozen. o-1 holds 12.00 euros in total.", support)

@@ -32,15 +32,15 @@ def may_call_directly(principal: PrincipalView, use_case: type[UseCase[Any]]) ->
     return may_call(principal, use_case) and (use_case.kind == "read" or principal.decides)
 
 
-# What a principal owns, in words, when no domain says: the bank's accounts.
-ACCOUNTS = OwnedWords()
+# What a principal owns, in words, when no domain says (`OwnedWords`' defaults).
+DEFAULT_WORDS = OwnedWords()
 
 
 def ownership_refusal(
     principal: PrincipalView,
     use_case: type[UseCase[Any]],
     arguments: dict[str, Any],
-    words: OwnedWords = ACCOUNTS,
+    words: OwnedWords = DEFAULT_WORDS,
 ) -> str | None:
     """Why these arguments name an account the principal may not act on, or None.
 
@@ -64,7 +64,7 @@ def call_refusal(
     principal: PrincipalView,
     use_case: type[UseCase[Any]],
     arguments: dict[str, Any],
-    words: OwnedWords = ACCOUNTS,
+    words: OwnedWords = DEFAULT_WORDS,
 ) -> str | None:
     """Why the principal may not make this call, or None: its role, then its accounts."""
     if not may_call(principal, use_case):
@@ -72,8 +72,8 @@ def call_refusal(
     return ownership_refusal(principal, use_case, arguments, words)
 
 
-def visible_accounts(principal: PrincipalView) -> frozenset[str] | None:
-    """The accounts its reads and writes may see; None: every account."""
+def visible_owned(principal: PrincipalView) -> frozenset[str] | None:
+    """The ids its reads and writes may see (what it owns); None: every record."""
     return principal.owns if principal.scoped else None
 
 
@@ -86,7 +86,7 @@ def ownership_denial(
     name: str,
     argument: str,
     account: str,
-    words: OwnedWords = ACCOUNTS,
+    words: OwnedWords = DEFAULT_WORDS,
 ) -> str:
     """`transfer: payer bob is not an account of principal alice`, in the domain's words."""
     return words.refusal(name, argument, account, principal.name)

@@ -16,7 +16,7 @@ from pydantic import BaseModel, Field
 from application.read_routes import History, Listing, item_type
 from gateway.core.errors import GatewayError
 from gateway.core.paging import Page, page_of
-from gateway.core.policy.decisions import may_read_any_run, may_read_events, visible_accounts
+from gateway.core.policy.decisions import may_read_any_run, may_read_events, visible_owned
 from gateway.demo import demo_agent_keys, demo_keys
 from gateway.interfaces.http.deps import (
     SESSION_COOKIE,
@@ -128,7 +128,7 @@ def sign_in_help(request: Request) -> Any:
 @router.get("/me", response_model=Me, operation_id="console_me")
 def me(request: Request, principal: PrincipalDep) -> Any:
     """The signed-in principal: its name, role and reach."""
-    visible = visible_accounts(principal)
+    visible = visible_owned(principal)
     return Me(
         name=principal.name,
         role=principal.role,
