@@ -384,3 +384,25 @@ def test_the_shops_openapi_examples_are_what_it_takes_and_answers(base: str) -> 
 
 def order_program(order: str, sku: str) -> str:
     return f'place_order(order="{order}", customer="alice", sku="{sku}", quantity=2)'
+
+
+def test_a_pending_order_names_the_product_that_moved_since_its_preview(base: str) -> None:
+    """What a confirmation would meet as a conflict is told by the shop's own keys."""
+    source = order_program(new_order(), "kettle")
+    proposed = httpx.post(f"{base}/v1/programs", headers=auth("alice"), timeout=30,
+                          json={"language": "python", "source": source})  # fmt: skip
+    assert proposed.status_code == 201, proposed.text
+    run_id = proposed.json()["id"]
+
+    def moved() -> list[str]:
+        read = httpx.get(f"{base}/v1/programs/{run_id}", headers=auth("alice"), timeout=30)
+        assert read.status_code == 200, read.text
+        names: list[str] = read.json()["moved_since_preview"]
+        return names
+
+    before = moved()
+    bought = call(base, "bob", "place_order", order_of(new_order(), "bob", "kettle", 1))
+
+    assert bought.status_code == 200, bought.text
+    assert before == []
+    assert moved() == ["kettle"]
