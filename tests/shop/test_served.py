@@ -406,3 +406,26 @@ def test_a_pending_order_names_the_product_that_moved_since_its_preview(base: st
     assert bought.status_code == 200, bought.text
     assert before == []
     assert moved() == ["kettle"]
+
+
+def test_the_terminal_preview_shows_every_field_of_the_shops_events(tmp_path: Path) -> None:
+    """`sluice run` shows each event with all its data, whatever the domain: an order's
+    customer, lines and total, a reservation's quantity and order."""
+    with empty_store("sqlite", tmp_path) as url:
+        env = {k: v for k, v in os.environ.items() if not k.startswith("SLUICE_")}
+        env |= {"SLUICE_DATABASE_URL": url, "COLUMNS": "240"}
+        assert sluice(env, "--domain", "shop", "demo").returncode == 0
+        program = tmp_path / "order.py"
+        program.write_text(order_program("o-77", "tea-green"), encoding="utf-8")
+
+        shown = sluice(env, "run", str(program), "--as", "alice", "--domain", "shop")
+
+    header = next(line for line in shown.stdout.splitlines() if line.startswith("┃"))
+    assert [cell.strip() for cell in header.split("┃")[1:-1]] == [
+        "#", "record", "event", "order", "customer", "lines", "total", "quantity"
+    ], shown.stdout  # fmt: skip
+    placed = next(line for line in shown.stdout.splitlines() if "Placed" in line)
+    assert '[{"sku":"tea-green","quantity":2,"price":"4.50"}]' in placed
+    assert "alice" in placed and "9.00" in placed
+    reserved = next(line for line in shown.stdout.splitlines() if "Reserved" in line)
+    assert "tea-green" in reserved and "o-77" in reserved

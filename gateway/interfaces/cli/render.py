@@ -54,21 +54,20 @@ def framed(title: str, text: str) -> RenderableType:
 
 
 def show_preview(console: Console, preview: Preview) -> None:
-    """A preview as the gateway reports it: events, printed output, result, caps used."""
+    """A preview as the gateway reports it: events, printed output, result, caps used.
+
+    Each event is a row: its record's key, its type, then every field of its data (the
+    fields of all the events, in the order met; a nested value as JSON), whatever the
+    domain: a person confirms what each event holds, not a domain's chosen few fields."""
     if preview.events:
         count = len(preview.events)
         table = Table(title=f"The program would append {count} events", title_justify="left")
-        for column in ("#", "account", "event", "amount", "counterparty", "memo"):
+        fields = list(dict.fromkeys(name for event in preview.events for name in event.data))
+        for column in ("#", "record", "event", *fields):
             table.add_column(column, overflow="fold")  # a person reads all of each value
         for number, event in enumerate(preview.events, 1):
-            cells = (
-                number,
-                event.account,
-                event.type,
-                event.data.get("amount", ""),
-                event.data.get("counterparty", ""),
-                event.data.get("memo", ""),
-            )
+            data = [_cell(event.data.get(name, "")) for name in fields]
+            cells = (number, event.account, event.type, *data)
             table.add_row(*(shown(cell) for cell in cells))
         console.print(table)
     else:
@@ -84,6 +83,13 @@ def show_preview(console: Console, preview: Preview) -> None:
     ]
     if used:
         console.print(said("Caps used:", "bold", ", ".join(used)), highlight=False)
+
+
+def _cell(value: object) -> object:
+    """A data field's value as a table shows it: a nested one as compact JSON."""
+    if isinstance(value, dict | list):
+        return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+    return "" if value is None else value
 
 
 def show_origins(console: Console, preview: Preview) -> None:
