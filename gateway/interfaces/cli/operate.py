@@ -68,7 +68,12 @@ def _print_json(value: Any) -> None:
 
 def replay(
     projection: Annotated[
-        list[str] | None, typer.Option("--projection", help="balances, statement or runs.")
+        list[str] | None,
+        typer.Option(
+            "--projection",
+            help="A projection to rebuild: the domain's (the bank's balances, "
+            "statement), or runs; every one by default.",
+        ),
     ] = None,
     to: Annotated[int | None, typer.Option("--to", help="Stop at this log position.")] = None,
     from_scratch: Annotated[
@@ -386,7 +391,8 @@ def audit_as_of(
 
 @audit_app.command("verify")
 def audit_verify(as_json: JsonOption = False) -> None:
-    """Recompute every balance from the log and check the books; exit 1 on any failure."""
+    """Recompute the read models from the log and check the books (each run's events, and
+    the domain's own check: the bank's balances); exit 1 on any failure."""
     with _open(whole_log=True) as sluice, _bar(disable=as_json) as bar:
         catching_up: dict[str, Any] = {}
 
