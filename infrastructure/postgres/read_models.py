@@ -116,8 +116,8 @@ class AsyncpgReadModelStore(AsyncpgTrackingRecorder, ReadModelStore):
                 "relation",
                 self.prefix + "histories",
                 f"CREATE TABLE IF NOT EXISTS {self.t_histories} (projection text, "
-                "stream text, version int, position bigint, body text NOT NULL, run_id text, "
-                "PRIMARY KEY (projection, stream, version))",
+                'stream text COLLATE "C", version int, position bigint, body text NOT NULL, '
+                "run_id text, PRIMARY KEY (projection, stream, version))",
             ),
             DdlStep("function", self.prefix + APPLY_FUNCTION, self._apply_function()),
         ]

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -13,6 +14,7 @@ from application.ledger import Ledger
 from application.read_models.rows import DeadLetter, DocumentChange, DocumentRow, RunChange
 from application.read_models.service import LIVE, REPLAY, open_read_model_store
 from application.read_models.store import (
+    AsyncDocuments,
     ReadModelStore,
     StaleWindowError,
     Window,
@@ -250,3 +252,31 @@ def test_a_take_over_swaps_in_one_rebuilt_read_model(ledger: Ledger, live: ReadM
     assert [r.run_id for r in live.runs()] == ["r-1"]
     # And the rebuild keeps its own.
     assert [r.key for r in rebuilt.documents(ORDERS)] == ["o-1", "o-3"]
+
+
+@pytest.mark.postgres
+@pytest.mark.asyncio
+async def test_records_are_read_alike_on_the_event_loop(tmp_path: Path) -> None:
+    with (
+        empty_store("postgres", tmp_path) as url,
+        Ledger(env=eventsourcing_env(url)) as ledger,
+    ):
+        store = open_read_model_store(ledger, LIVE)
+        assert isinstance(store, AsyncDocuments)
+        written_so(store)
+        store.apply_documents(
+            [put(PRODUCTS, "p-1", "ann", "{}"), put(PRODUCTS, "p-2", None, "{}")],
+            Window(tracked(store, PRODUCTS), 0, 1),
+        )
+        asked: list[dict[str, Any]] = [
+            {},
+            {"keys": KEYS[:4]},
+            {"keys": []},
+            {"owners": ["ann"]},
+            {"keys": ["p-1", "p-2"], "owners": ["bob"]},
+        ]
+        for projection in (ORDERS, PRODUCTS):
+            for question in asked:
+                read = await store.async_documents(projection, **question)
+                assert read == store.documents(projection, **question), question
+        await store.datastore.aclose()  # type: ignore[attr-defined]
