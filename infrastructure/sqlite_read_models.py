@@ -1,5 +1,5 @@
 """The read models in SQLite, beside the events: each window and its tracking in one
-transaction, which claims the window first (its first statement is a write, so it holds
+transaction, which claims the window first (its first command is a write, so it holds
 SQLite's write lock from the start and reads nothing stale)."""
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """The read models in Postgres, beside the events: the windows of a write and their tracking
 in one transaction, which is one call of a function of the view's own (`<prefix>apply_v4`),
-one statement per table inside it (arrays unnested server side).
+one command per table inside it (arrays unnested server side).
 
 The function claims each window first: it moves the tracking row from the window's start
 to its end, which locks the row until commit, so a concurrent applier of an overlapping
@@ -164,7 +164,7 @@ class AsyncpgReadModelStore(AsyncpgTrackingRecorder, ReadModelStore):
     def _call_apply(
         self, arguments: ApplyArguments, *, then: tuple[str, tuple[Any, ...]] | None = None
     ) -> None:
-        """One call of the apply function (with `then`, and that statement after it, in one
+        """One call of the apply function (with `then`, and that query after it, in one
         transaction); StaleWindowError, nothing written, if a window does not start at its
         recorded position."""
         recorded = (
@@ -190,7 +190,7 @@ class AsyncpgReadModelStore(AsyncpgTrackingRecorder, ReadModelStore):
 
     def _apply_function(self) -> str:
         """Claims each window (moves its tracking from `after` to `upto`, or raises
-        STALE_WINDOW naming it), then writes every row, one statement per table."""
+        STALE_WINDOW naming it), then writes every row, one command per table."""
         parameters = ",\n    ".join(f"{name} {kind}[]" for name, kind in APPLY_ARRAYS)
         tracking = self.tracking_sql.qualified
         run_updates = ", ".join(f"{n} = COALESCE(EXCLUDED.{n}, t.{n})" for n in RUN_FIELDS[1:])
@@ -449,7 +449,7 @@ def _columns(rows: Sequence[Any], names: Sequence[str]) -> list[list[Any]]:
 
 
 def _last_changes(changes: Sequence[DocumentChange]) -> list[DocumentChange]:
-    """The last change of each record (a later one wins): one statement cannot touch a row
+    """The last change of each record (a later one wins): one command cannot touch a row
     twice, and a record's end state is its last change's."""
     return list({(ch.projection, ch.key): ch for ch in changes}.values())
 
