@@ -40,8 +40,8 @@ ALICE = {"Authorization": "Bearer sk-demo-alice"}
 BOB = {"Authorization": "Bearer sk-demo-bob"}
 PAUSE = 0.01  # between two /health requests
 SPOIL = (
-    "UPDATE rm_documents SET body = 'x' WHERE projection = 'balances' "
-    "AND json_extract(body, '$.account') = 'alice'"
+    "UPDATE rm_documents SET body = json_set(body, '$.balance', 'x') "
+    "WHERE projection = 'balances' AND json_extract(body, '$.account') = 'alice'"
 )
 
 

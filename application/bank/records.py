@@ -109,14 +109,15 @@ def statement_row(entry: HistoryEntry) -> StatementRow:
 
 def balances(store: ReadModelStore, accounts: Collection[str] | None = None) -> list[BalanceRow]:
     """In account order: all of them, or those of the accounts named."""
-    return _in_account_order(store.documents(BALANCES, _keys(accounts)))
+    return _in_account_order(map(balance_row, store.documents(BALANCES, _keys(accounts))))
 
 
 async def async_balances(
     store: AsyncDocuments, accounts: Collection[str] | None = None
 ) -> list[BalanceRow]:
     """As `balances`, on the caller's event loop."""
-    return _in_account_order(await store.async_documents(BALANCES, _keys(accounts)))
+    records = await store.async_documents(BALANCES, _keys(accounts))
+    return _in_account_order(map(balance_row, records))
 
 
 def balance_records(store: ReadModelStore, keys: Collection[str]) -> dict[str, BalanceRow]:
@@ -147,7 +148,9 @@ def _keys(accounts: Collection[str] | None) -> list[str] | None:
     return None if accounts is None else [account_id(account).hex for account in accounts]
 
 
-def _in_account_order(records: Iterable[DocumentRow]) -> list[BalanceRow]:
-    rows = [balance_row(record) for record in records]
-    rows.sort(key=lambda row: row.account)  # str order is code-point order
-    return rows
+def _in_account_order(rows: Iterable[BalanceRow]) -> list[BalanceRow]:
+    return sorted(rows, key=_account)  # str order is code-point order
+
+
+def _account(row: BalanceRow) -> str:
+    return row.account

@@ -43,8 +43,8 @@ def store(
         def spoil_sqlite() -> None:
             with sqlite3.connect(path) as db:
                 db.execute(
-                    "UPDATE rm_documents SET body = 'x' WHERE projection = 'balances' "
-                    "AND json_extract(body, '$.account') = 'alice'"
+                    "UPDATE rm_documents SET body = json_set(body, '$.balance', 'x') "
+                    "WHERE projection = 'balances' AND json_extract(body, '$.account') = 'alice'"
                 )
 
         yield f"sqlite:///{path}", spoil_sqlite
@@ -54,8 +54,9 @@ def store(
     def spoil_postgres() -> None:
         with support.admin_connection() as admin:
             admin.execute(
-                f"UPDATE \"{schema}\".rm_documents SET body = 'x' WHERE projection = 'balances' "
-                "AND body::jsonb->>'account' = 'alice'"
+                f'UPDATE "{schema}".rm_documents '
+                "SET body = jsonb_set(body::jsonb, '{balance}', '\"x\"')::text "
+                "WHERE projection = 'balances' AND body::jsonb->>'account' = 'alice'"
             )
 
     yield postgres_url(schema), spoil_postgres
