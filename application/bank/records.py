@@ -109,7 +109,8 @@ def statement_row(entry: HistoryEntry) -> StatementRow:
 
 def balances(store: ReadModelStore, accounts: Collection[str] | None = None) -> list[BalanceRow]:
     """In account order: all of them, or those of the accounts named."""
-    return _in_account_order(map(balance_row, store.documents(BALANCES, _keys(accounts))))
+    records = store.documents(BALANCES, _keys(accounts))
+    return _in_account_order(map(balance_row, records), accounts)
 
 
 async def async_balances(
@@ -117,7 +118,7 @@ async def async_balances(
 ) -> list[BalanceRow]:
     """As `balances`, on the caller's event loop."""
     records = await store.async_documents(BALANCES, _keys(accounts))
-    return _in_account_order(map(balance_row, records))
+    return _in_account_order(map(balance_row, records), accounts)
 
 
 def balance_records(store: ReadModelStore, keys: Collection[str]) -> dict[str, BalanceRow]:
@@ -148,8 +149,14 @@ def _keys(accounts: Collection[str] | None) -> list[str] | None:
     return None if accounts is None else [account_id(account).hex for account in accounts]
 
 
-def _in_account_order(rows: Iterable[BalanceRow]) -> list[BalanceRow]:
-    return sorted(rows, key=_account)  # str order is code-point order
+def _in_account_order(
+    rows: Iterable[BalanceRow], accounts: Collection[str] | None
+) -> list[BalanceRow]:
+    """By name in code-point order (str order); those named only (a record whose account
+    was never opened has no name)."""
+    if accounts is not None:
+        rows = filter(lambda row: row.account in accounts, rows)
+    return sorted(rows, key=_account)
 
 
 def _account(row: BalanceRow) -> str:
