@@ -10,6 +10,8 @@ import json
 from collections.abc import Collection, Iterable
 from dataclasses import dataclass
 from decimal import Decimal
+from functools import lru_cache
+from operator import attrgetter
 from typing import Any
 
 from application.read_models.rows import DocumentChange, DocumentRow, HistoryEntry
@@ -21,6 +23,11 @@ BALANCES, STATEMENT = "balances", "statement"
 # The read models hold money below 10^18 (as Postgres's numeric(20, 2) did): a larger sum
 # is refused, and its event set aside as a dead letter.
 LIMIT = Decimal(10) ** 18
+# Bodies are written compact, and read with the decoder's own scan: `json.loads` would cost
+# twice as much on every row served.
+_COMPACT = (",", ":")
+_decode = json.JSONDecoder().raw_decode
+_ACCOUNT = attrgetter("account")
 
 
 @dataclass(frozen=True)
@@ -64,11 +71,11 @@ def balance_change(key: str, row: BalanceRow) -> DocumentChange:
         "status": row.status,
         "version": row.version,
     }
-    return DocumentChange(BALANCES, key, row.account or None, json.dumps(body))
+    return DocumentChange(BALANCES, key, row.account or None, json.dumps(body, separators=_COMPACT))
 
 
 def balance_row(record: DocumentRow) -> BalanceRow:
-    body: dict[str, Any] = json.loads(record.body)
+    body: dict[str, Any] = _decode(record.body)[0]
     return BalanceRow(
         body["account"], body["owner"], Decimal(body["balance"]), body["status"], body["version"]
     )
@@ -85,25 +92,24 @@ def statement_history(row: StatementRow) -> HistoryEntry:
         "time": row.time,
         "memo_by": row.memo_by,
     }
-    return HistoryEntry(
-        STATEMENT, row.aggregate_id, row.version, row.position, json.dumps(body), row.run_id
-    )
+    text = json.dumps(body, separators=_COMPACT)
+    return HistoryEntry(STATEMENT, row.aggregate_id, row.version, row.position, text, row.run_id)
 
 
 def statement_row(entry: HistoryEntry) -> StatementRow:
-    body: dict[str, Any] = json.loads(entry.body)
-    return StatementRow(
-        aggregate_id=entry.stream,
-        position=entry.position,
-        version=entry.version,
-        kind=body["kind"],
-        amount=Decimal(body["amount"]),
-        balance=Decimal(body["balance"]),
-        counterparty=body["counterparty"],
-        memo=body["memo"],
-        time=body["time"],
-        run_id=entry.run_id,
-        memo_by=body["memo_by"],
+    body: dict[str, Any] = _decode(entry.body)[0]
+    return StatementRow(  # by position: a keyword call costs half as much again, every row
+        entry.stream,
+        entry.position,
+        entry.version,
+        body["kind"],
+        Decimal(body["amount"]),
+        Decimal(body["balance"]),
+        body["counterparty"],
+        body["memo"],
+        body["time"],
+        entry.run_id,
+        body["memo_by"],
     )
 
 
@@ -130,7 +136,7 @@ def statement(
     store: ReadModelStore, account: str, limit: int, before_version: int | None = None
 ) -> list[StatementRow]:
     """An account's movements, newest first; only those older than `before_version`."""
-    entries = store.history(STATEMENT, account_id(account).hex, limit, before_version)
+    entries = store.history(STATEMENT, account_key(account), limit, before_version)
     return [statement_row(entry) for entry in entries]
 
 
@@ -145,8 +151,15 @@ def last_balances(store: ReadModelStore, aggregate_ids: Collection[str]) -> dict
     return {key: statement_row(entry).balance for key, entry in latest.items()}
 
 
+@lru_cache(maxsize=4096)
+def account_key(account: str) -> str:
+    """The key of an account's records: its aggregate id (hex), remembered (a uuid5 costs
+    more than the rest of a served balance's decoding)."""
+    return account_id(account).hex
+
+
 def _keys(accounts: Collection[str] | None) -> list[str] | None:
-    return None if accounts is None else [account_id(account).hex for account in accounts]
+    return None if accounts is None else [account_key(account) for account in accounts]
 
 
 def _in_account_order(
@@ -156,8 +169,4 @@ def _in_account_order(
     was never opened has no name)."""
     if accounts is not None:
         rows = filter(lambda row: row.account in accounts, rows)
-    return sorted(rows, key=_account)
-
-
-def _account(row: BalanceRow) -> str:
-    return row.account
+    return sorted(rows, key=_ACCOUNT)
