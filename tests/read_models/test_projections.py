@@ -215,3 +215,21 @@ def test_folding_stored_bytes_gives_what_decoding_whole_events_gives(sluice: Slu
 
     assert records.balances(fast.store) == records.balances(whole.store)
     assert len(records.balances(fast.store)) == 4
+
+
+def test_a_store_kept_in_the_former_shape_rebuilds_the_banks_read_models(sluice: Sluice) -> None:
+    # A store from before records and histories: the balances and statement tracked at the
+    # log's head under their former names, and none of their rows in the new tables.
+    models = sluice.read_models
+    models.catch_up()
+    before = records.balances(models.store), records.statement(models.store, "bob", 10)
+    models.reset(["balances", "statement"])
+    for name in ("balances", "statement"):
+        former = f"{sluice.ledger.name}:{models.store.prefix}{name}"
+        models.store.apply_documents([], Window(former, 0, models.head()))
+        assert models.tracking_name(name) == f"{former}@2"
+        assert models.position(name) == 0  # so the catch-up rebuilds it from the start
+
+    models.catch_up()
+
+    assert (records.balances(models.store), records.statement(models.store, "bob", 10)) == before
