@@ -39,7 +39,10 @@ SLUICE = str(Path(sys.executable).parent / "sluice")
 ALICE = {"Authorization": "Bearer sk-demo-alice"}
 BOB = {"Authorization": "Bearer sk-demo-bob"}
 PAUSE = 0.01  # between two /health requests
-SPOIL = "UPDATE rm_balances SET balance_cents = 'x' WHERE account = 'alice'"
+SPOIL = (
+    "UPDATE rm_documents SET body = json_set(body, '$.balance', 'x') "
+    "WHERE projection = 'balances' AND json_extract(body, '$.account') = 'alice'"
+)
 
 
 @dataclass

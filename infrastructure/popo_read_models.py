@@ -4,20 +4,13 @@ from __future__ import annotations
 
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import fields, replace
-from decimal import Decimal
 from typing import Any
 
 from eventsourcing.popo import POPOTrackingRecorder
 
-from application.read_models.rows import (
-    BalanceRow,
-    DeadLetter,
-    DocumentRow,
-    RunRow,
-    StatementRow,
-)
+from application.read_models.rows import DeadLetter, DocumentRow, HistoryEntry, RunRow
 from application.read_models.store import (
-    TABLED,
+    RUNS,
     ReadModelStore,
     StaleWindowError,
     Window,
@@ -33,11 +26,11 @@ class POPOReadModelStore(POPOTrackingRecorder, ReadModelStore):
         self.prefix = prefix
         # The other views of the same store, by prefix (a rebuild to take over from).
         self.siblings = {} if siblings is None else siblings
-        self._balances: dict[str, BalanceRow] = {}
-        self._statement: dict[tuple[str, int], StatementRow] = {}
         self._runs: dict[str, RunRow] = {}
         # The records of the declared read models, by (projection, key).
         self._documents: dict[tuple[str, str], DocumentRow] = {}
+        # The history entries, by (projection, stream, version).
+        self._histories: dict[tuple[str, str, int], HistoryEntry] = {}
         self._dead_letters: dict[tuple[str, int], DeadLetter] = {}
 
     def _claim(self, window: Window) -> None:
@@ -60,21 +53,12 @@ class POPOReadModelStore(POPOTrackingRecorder, ReadModelStore):
                 self._write_rows(write)
 
     def _write_rows(self, write: WindowWrite) -> None:
-        for ch in write.balances:
-            old = self._balances.get(ch.aggregate_id)
-            self._balances[ch.aggregate_id] = BalanceRow(
-                account=ch.account or (old.account if old else ""),
-                owner=ch.owner or (old.owner if old else ""),
-                balance=(old.balance if old else Decimal("0.00")) + ch.delta,
-                status=ch.status or (old.status if old else "open"),
-                version=max(ch.version, old.version if old else 0),
-            )
         for entry in write.entries:
-            self._statement[(entry.aggregate_id, entry.version)] = entry
+            self._histories[(entry.projection, entry.stream, entry.version)] = entry
         for link in write.links:
-            key = (link.aggregate_id, link.version)
-            if key in self._statement:
-                self._statement[key] = replace(self._statement[key], run_id=link.run_id)
+            key = (link.projection, link.stream, link.version)
+            if key in self._histories:
+                self._histories[key] = replace(self._histories[key], run_id=link.run_id)
         for run in write.runs:
             old_run = self._runs.get(run.run_id)
             merged: dict[str, Any] = {
@@ -105,36 +89,32 @@ class POPOReadModelStore(POPOTrackingRecorder, ReadModelStore):
             ]
         return sorted(letters, key=lambda letter: (letter.position, letter.projection))
 
-    def balances(self, accounts: Collection[str] | None = None) -> list[BalanceRow]:
-        with self._database_lock:
-            rows = [r for r in self._balances.values() if accounts is None or r.account in accounts]
-        return sorted(rows, key=lambda r: r.account)
-
-    def statement(
-        self, aggregate_id: str, limit: int, before_version: int | None = None
-    ) -> list[StatementRow]:
+    def history(
+        self, projection: str, stream: str, limit: int, before_version: int | None = None
+    ) -> list[HistoryEntry]:
         older = before_version if before_version is not None else float("inf")
         with self._database_lock:
             rows = [
                 r
-                for r in self._statement.values()
-                if r.aggregate_id == aggregate_id and r.version < older
+                for r in self._histories.values()
+                if r.projection == projection and r.stream == stream and r.version < older
             ]
         return sorted(rows, key=lambda r: -r.version)[:limit]
 
-    def statement_entries(self) -> list[StatementRow]:
+    def history_entries(self, projection: str) -> list[HistoryEntry]:
         with self._database_lock:
-            return sorted(self._statement.values(), key=lambda r: r.position)
+            rows = [r for r in self._histories.values() if r.projection == projection]
+        return sorted(rows, key=lambda r: r.position)
 
-    def last_balances(self, aggregate_ids: Collection[str]) -> dict[str, Decimal]:
-        latest: dict[str, StatementRow] = {}
+    def last_entries(self, projection: str, streams: Collection[str]) -> dict[str, HistoryEntry]:
+        latest: dict[str, HistoryEntry] = {}
         with self._database_lock:
-            for row in self._statement.values():
-                if row.aggregate_id in aggregate_ids:
-                    kept = latest.get(row.aggregate_id)
+            for row in self._histories.values():
+                if row.projection == projection and row.stream in streams:
+                    kept = latest.get(row.stream)
                     if kept is None or kept.version < row.version:
-                        latest[row.aggregate_id] = row
-        return {key: row.balance for key, row in latest.items()}
+                        latest[row.stream] = row
+        return latest
 
     def runs(self, run_ids: Collection[str] | None = None) -> list[RunRow]:
         with self._database_lock:
@@ -190,7 +170,10 @@ class POPOReadModelStore(POPOTrackingRecorder, ReadModelStore):
         rebuilt = self.siblings[source_prefix]
         with self._database_lock, rebuilt._database_lock:
             self._forget(projection)
-            self._table(projection).update(rebuilt._rows_of(projection))
+            for table, rows in zip(
+                self._tables(projection), rebuilt._rows_of(projection), strict=True
+            ):
+                table.update(rows)
             for key in [k for k in self._dead_letters if k[0] == projection]:
                 del self._dead_letters[key]
             self._dead_letters.update(
@@ -200,21 +183,20 @@ class POPOReadModelStore(POPOTrackingRecorder, ReadModelStore):
             self._max_tracking_ids[tracking] = position or None
         return position
 
-    def _tables(self) -> dict[str, dict[Any, Any]]:
-        return {"balances": self._balances, "statement": self._statement, "runs": self._runs}
+    def _tables(self, projection: str) -> list[dict[Any, Any]]:
+        """Where a projection's rows are: the runs' table, or the records and histories of
+        every domain's projection (theirs by their key's first part)."""
+        return [self._runs] if projection == RUNS else [self._documents, self._histories]
 
-    def _table(self, projection: str) -> dict[Any, Any]:
-        """Where a projection's rows are: a table of the bank's, or the records of every
-        declared read model (theirs by their key's first part)."""
-        return self._tables()[projection] if projection in TABLED else self._documents
-
-    def _rows_of(self, projection: str) -> dict[Any, Any]:
-        table = self._table(projection)
-        if projection in TABLED:
-            return table
-        return {key: row for key, row in table.items() if key[0] == projection}
+    def _rows_of(self, projection: str) -> list[dict[Any, Any]]:
+        if projection == RUNS:
+            return [self._runs]
+        return [
+            {key: row for key, row in table.items() if key[0] == projection}
+            for table in self._tables(projection)
+        ]
 
     def _forget(self, projection: str) -> None:
-        table = self._table(projection)
-        for key in list(self._rows_of(projection)):
-            del table[key]
+        for table, rows in zip(self._tables(projection), self._rows_of(projection), strict=True):
+            for key in list(rows):
+                del table[key]

@@ -1,24 +1,17 @@
 """The read models in SQLite, beside the events: each window and its tracking in one
-transaction, which claims the window first (its first statement is a write, so it holds
+transaction, which claims the window first (its first command is a write, so it holds
 SQLite's write lock from the start and reads nothing stale)."""
 
 from __future__ import annotations
 
 from collections.abc import Collection, Sequence
-from decimal import Decimal
 from typing import Any
 
 from eventsourcing.sqlite import SQLiteCursor, SQLiteDatastore, SQLiteTrackingRecorder
 
-from application.read_models.rows import (
-    BalanceRow,
-    DeadLetter,
-    DocumentRow,
-    RunRow,
-    StatementRow,
-)
+from application.read_models.rows import DeadLetter, DocumentRow, HistoryEntry, RunRow
 from application.read_models.store import (
-    TABLED,
+    RUNS,
     ReadModelStore,
     StaleWindowError,
     Window,
@@ -31,15 +24,6 @@ RUN_COLUMNS = (
 )  # fmt: skip
 
 
-def cents(value: Decimal) -> int:
-    # Money is kept as integer cents: SQLite would turn a decimal into a float.
-    return int(value * 100)
-
-
-def euros(value: int) -> Decimal:
-    return Decimal(value).scaleb(-2)
-
-
 class SQLiteReadModelStore(SQLiteTrackingRecorder, ReadModelStore):
     def __init__(self, datastore: SQLiteDatastore, prefix: str = "rm_") -> None:
         self.prefix = prefix  # the base constructor reads it, to name the tables
@@ -49,13 +33,6 @@ class SQLiteReadModelStore(SQLiteTrackingRecorder, ReadModelStore):
         p = self.prefix
         return [
             *super().construct_create_table_statements(),
-            f"CREATE TABLE IF NOT EXISTS {p}balances (aggregate_id TEXT PRIMARY KEY, "
-            "account TEXT, owner TEXT, balance_cents INTEGER NOT NULL, status TEXT, "
-            "version INTEGER NOT NULL)",
-            f"CREATE TABLE IF NOT EXISTS {p}statement (aggregate_id TEXT, version INTEGER, "
-            "position INTEGER, kind TEXT, amount_cents INTEGER, balance_cents INTEGER, "
-            "counterparty TEXT, memo TEXT, time TEXT, run_id TEXT, memo_by TEXT, "
-            "PRIMARY KEY (aggregate_id, version))",
             f"CREATE TABLE IF NOT EXISTS {p}runs (run_id TEXT PRIMARY KEY, principal TEXT, "
             "kind TEXT, language TEXT, status TEXT, calls INTEGER, previewed INTEGER, "
             "committed INTEGER, confirmed_by TEXT, error TEXT, created_at TEXT, "
@@ -67,14 +44,11 @@ class SQLiteReadModelStore(SQLiteTrackingRecorder, ReadModelStore):
             # The records of the declared read models (text compares by code point: BINARY).
             f"CREATE TABLE IF NOT EXISTS {p}documents (projection TEXT, key TEXT, owner TEXT, "
             "body TEXT NOT NULL, PRIMARY KEY (projection, key))",
+            # The entries of the histories, a stream's by version.
+            f"CREATE TABLE IF NOT EXISTS {p}histories (projection TEXT, stream TEXT, "
+            "version INTEGER, position INTEGER, body TEXT NOT NULL, run_id TEXT, "
+            "PRIMARY KEY (projection, stream, version))",
         ]
-
-    def _create_table(self, c: SQLiteCursor) -> None:
-        super()._create_table(c)
-        # A statement table made before memos had their writer gets the column.
-        c.execute(f"PRAGMA table_info({self.prefix}statement)")
-        if "memo_by" not in {row[1] for row in c.fetchall()}:
-            c.execute(f"ALTER TABLE {self.prefix}statement ADD COLUMN memo_by TEXT")
 
     # Writes: the windows claimed, then their rows, in one transaction.
 
@@ -86,45 +60,19 @@ class SQLiteReadModelStore(SQLiteTrackingRecorder, ReadModelStore):
                 self._write_rows(c, write)
 
     def _write_rows(self, c: SQLiteCursor, write: WindowWrite) -> None:
-        if write.balances:
-            c.executemany(
-                f"INSERT INTO {self.prefix}balances VALUES (?, ?, ?, ?, ?, ?) "
-                "ON CONFLICT (aggregate_id) DO UPDATE SET "
-                "account = COALESCE(excluded.account, account), "
-                "owner = COALESCE(excluded.owner, owner), "
-                "balance_cents = balance_cents + excluded.balance_cents, "
-                "status = COALESCE(excluded.status, status), "
-                "version = MAX(version, excluded.version)",
-                [
-                    (ch.aggregate_id, ch.account, ch.owner, cents(ch.delta), ch.status, ch.version)
-                    for ch in write.balances
-                ],
-            )
         if write.entries:
             c.executemany(
-                f"INSERT INTO {self.prefix}statement VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                f"INSERT INTO {self.prefix}histories VALUES (?, ?, ?, ?, ?, ?)",
                 [
-                    (
-                        e.aggregate_id,
-                        e.version,
-                        e.position,
-                        e.kind,
-                        cents(e.amount),
-                        cents(e.balance),
-                        e.counterparty,
-                        e.memo,
-                        e.time,
-                        e.run_id,
-                        e.memo_by,
-                    )
+                    (e.projection, e.stream, e.version, e.position, e.body, e.run_id)
                     for e in write.entries
                 ],
             )
         if write.links:
             c.executemany(
-                f"UPDATE {self.prefix}statement SET run_id = ? "
-                "WHERE aggregate_id = ? AND version = ?",
-                [(link.run_id, link.aggregate_id, link.version) for link in write.links],
+                f"UPDATE {self.prefix}histories SET run_id = ? "
+                "WHERE projection = ? AND stream = ? AND version = ?",
+                [(link.run_id, link.projection, link.stream, link.version) for link in write.links],
             )
         if write.runs:
             updates = ", ".join(f"{col} = COALESCE(excluded.{col}, {col})" for col in RUN_COLUMNS)
@@ -168,46 +116,35 @@ class SQLiteReadModelStore(SQLiteTrackingRecorder, ReadModelStore):
 
     # Reads.
 
-    def balances(self, accounts: Collection[str] | None = None) -> list[BalanceRow]:
-        sql = f"SELECT * FROM {self.prefix}balances"
-        params: list[Any] = []
-        if accounts is not None:
-            sql += f" WHERE account IN ({', '.join('?' * len(accounts))})"
-            params = list(accounts)
-        rows = self._select(sql + " ORDER BY account", params)
-        return [
-            BalanceRow(
-                r["account"], r["owner"], euros(r["balance_cents"]), r["status"], r["version"]
-            )
-            for r in rows
-        ]
-
-    def statement(
-        self, aggregate_id: str, limit: int, before_version: int | None = None
-    ) -> list[StatementRow]:
+    def history(
+        self, projection: str, stream: str, limit: int, before_version: int | None = None
+    ) -> list[HistoryEntry]:
         older = "" if before_version is None else "AND version < ? "
         rows = self._select(
-            f"SELECT * FROM {self.prefix}statement WHERE aggregate_id = ? {older}"
-            "ORDER BY version DESC LIMIT ?",
-            [aggregate_id, *([] if before_version is None else [before_version]), limit],
+            f"SELECT * FROM {self.prefix}histories WHERE projection = ? AND stream = ? "
+            f"{older}ORDER BY version DESC LIMIT ?",
+            [projection, stream, *([] if before_version is None else [before_version]), limit],
         )
-        return [_statement_row(r) for r in rows]
+        return [_history_entry(r) for r in rows]
 
-    def statement_entries(self) -> list[StatementRow]:
-        rows = self._select(f"SELECT * FROM {self.prefix}statement ORDER BY position", [])
-        return [_statement_row(r) for r in rows]
-
-    def last_balances(self, aggregate_ids: Collection[str]) -> dict[str, Decimal]:
-        if not aggregate_ids:
-            return {}
-        marks = ", ".join("?" * len(aggregate_ids))
+    def history_entries(self, projection: str) -> list[HistoryEntry]:
         rows = self._select(
-            f"SELECT aggregate_id, balance_cents FROM {self.prefix}statement s "
-            f"WHERE aggregate_id IN ({marks}) AND version = (SELECT MAX(version) FROM "
-            f"{self.prefix}statement WHERE aggregate_id = s.aggregate_id)",
-            list(aggregate_ids),
+            f"SELECT * FROM {self.prefix}histories WHERE projection = ? ORDER BY position",
+            [projection],
         )
-        return {r["aggregate_id"]: euros(r["balance_cents"]) for r in rows}
+        return [_history_entry(r) for r in rows]
+
+    def last_entries(self, projection: str, streams: Collection[str]) -> dict[str, HistoryEntry]:
+        if not streams:
+            return {}
+        marks = ", ".join("?" * len(streams))
+        rows = self._select(
+            f"SELECT * FROM {self.prefix}histories h WHERE projection = ? "
+            f"AND stream IN ({marks}) AND version = (SELECT MAX(version) FROM "
+            f"{self.prefix}histories WHERE projection = h.projection AND stream = h.stream)",
+            [projection, *streams],
+        )
+        return {r["stream"]: _history_entry(r) for r in rows}
 
     def runs(self, run_ids: Collection[str] | None = None) -> list[RunRow]:
         sql = f"SELECT * FROM {self.prefix}runs"
@@ -260,24 +197,24 @@ class SQLiteReadModelStore(SQLiteTrackingRecorder, ReadModelStore):
         return [DocumentRow(r["projection"], r["key"], r["owner"], r["body"]) for r in rows]
 
     def reset(self, projection: str, tracking_name: str) -> None:
-        table, where, params = _rows_of(self.prefix, projection)
         with self.datastore.transaction(commit=True) as c:
             c.execute("DELETE FROM tracking WHERE application_name = ?", (tracking_name,))
-            c.execute(f"DELETE FROM {table}{where}", params)
+            for table, where, params in _rows_of(self.prefix, projection):
+                c.execute(f"DELETE FROM {table}{where}", params)
             c.execute(f"DELETE FROM {self.prefix}dead_letters WHERE projection = ?", (projection,))
 
     def take_over(self, projection: str, source_prefix: str, source: str, tracking: str) -> int:
         mine, theirs = self.prefix, source_prefix
-        table, where, params = _rows_of(mine, projection)
-        their_table, _, _ = _rows_of(theirs, projection)
+        tables = zip(_rows_of(mine, projection), _rows_of(theirs, projection), strict=True)
         with self.datastore.transaction(commit=True) as c:
             # The write lock first: no window of this projection applies meanwhile.
             c.execute("DELETE FROM tracking WHERE application_name = ?", (tracking,))
             c.execute("SELECT notification_id FROM tracking WHERE application_name = ?", (source,))
             row = c.fetchone()
             position = int(row[0]) if row else 0
-            c.execute(f"DELETE FROM {table}{where}", params)
-            c.execute(f"INSERT INTO {table} SELECT * FROM {their_table}{where}", params)
+            for (table, where, params), (their_table, _, _) in tables:
+                c.execute(f"DELETE FROM {table}{where}", params)
+                c.execute(f"INSERT INTO {table} SELECT * FROM {their_table}{where}", params)
             c.execute(f"DELETE FROM {mine}dead_letters WHERE projection = ?", (projection,))
             c.execute(
                 f"INSERT INTO {mine}dead_letters SELECT * FROM {theirs}dead_letters "
@@ -295,12 +232,13 @@ class SQLiteReadModelStore(SQLiteTrackingRecorder, ReadModelStore):
             return rows
 
 
-def _rows_of(prefix: str, projection: str) -> tuple[str, str, tuple[str, ...]]:
-    """A projection's rows: a table of the bank's whole, or a declared read model's records
-    in the documents table (its table, the condition and its parameters)."""
-    if projection in TABLED:
-        return f"{prefix}{projection}", "", ()
-    return f"{prefix}documents", " WHERE projection = ?", (projection,)
+def _rows_of(prefix: str, projection: str) -> list[tuple[str, str, tuple[str, ...]]]:
+    """A projection's rows: the runs' table whole, or a domain projection's records and
+    history entries (each table, the condition and its parameters)."""
+    if projection == RUNS:
+        return [(f"{prefix}{RUNS}", "", ())]
+    mine = " WHERE projection = ?", (projection,)
+    return [(f"{prefix}documents", *mine), (f"{prefix}histories", *mine)]
 
 
 def _claim(c: SQLiteCursor, window: Window) -> None:
@@ -319,17 +257,7 @@ def _claim(c: SQLiteCursor, window: Window) -> None:
         raise StaleWindowError(window, int(row[0]) if row else None)
 
 
-def _statement_row(r: Any) -> StatementRow:
-    return StatementRow(
-        aggregate_id=r["aggregate_id"],
-        position=r["position"],
-        version=r["version"],
-        kind=r["kind"],
-        amount=euros(r["amount_cents"]),
-        balance=euros(r["balance_cents"]),
-        counterparty=r["counterparty"],
-        memo=r["memo"],
-        time=r["time"],
-        run_id=r["run_id"],
-        memo_by=r["memo_by"],
+def _history_entry(r: Any) -> HistoryEntry:
+    return HistoryEntry(
+        r["projection"], r["stream"], r["version"], r["position"], r["body"], r["run_id"]
     )

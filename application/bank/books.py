@@ -12,6 +12,7 @@ from uuid import UUID
 from eventsourcing.domain import AggregateEvent
 from eventsourcing.utils import get_topic
 
+from application.bank.records import BALANCES, balances
 from application.bank.statement import SIGNS
 from application.books import Check
 from domain.account import Account
@@ -26,7 +27,7 @@ ACCOUNT_EVENT_TOPICS = frozenset(get_topic(kind) for kind in SIGNS)
 class BankBooks:
     """One verification's reading of the accounts' events (`application.books.Books`)."""
 
-    projection = "balances"
+    projection = BALANCES
     topics = ACCOUNT_EVENT_TOPICS
 
     def __init__(self) -> None:
@@ -60,7 +61,7 @@ class BankBooks:
 
 
 def _same_balances(recomputed: dict[str, Decimal], read_models: ReadModels) -> Check:
-    modelled = {row.account: row.balance for row in read_models.store.balances()}
+    modelled = {row.account: row.balance for row in balances(read_models.store)}
     details = [
         f"{account}: log says {recomputed.get(account)}, read model says {modelled.get(account)}"
         for account in sorted(set(recomputed) | set(modelled))

@@ -1,7 +1,7 @@
 """The bank's read models: balances and the statement (`application.bank.projections`), and
 the reads they answer, in the very shape the use cases declare: a balance, the accounts,
 an account's latest movements. Balances and accounts are also answered on the caller's
-event loop where the store reads so (Postgres)."""
+event loop where the store reads records so (Postgres)."""
 
 from __future__ import annotations
 
@@ -9,11 +9,17 @@ from typing import Literal, cast
 
 from application.bank.projections import BalancesProjection, StatementProjection
 from application.bank.queries import GetBalance, ListAccounts, Statement
+from application.bank.records import (
+    BalanceRow,
+    StatementRow,
+    async_balances,
+    balances,
+    statement,
+)
 from application.bank.results import AccountView, Balance, StatementEntry, memo_writer
 from application.read_models.declared import DomainReadModels, Visible
-from application.read_models.rows import BalanceRow, StatementRow
-from application.read_models.store import AsyncBalances, ReadModelStore
-from domain.account import CURRENCY, account_id
+from application.read_models.store import AsyncDocuments, ReadModelStore
+from domain.account import CURRENCY
 from domain.errors import AccountNotFoundError
 
 
@@ -24,37 +30,37 @@ def _get_balance(query: GetBalance, visible: Visible, store: ReadModelStore) -> 
 def _list_accounts(
     query: ListAccounts, visible: Visible, store: ReadModelStore
 ) -> list[AccountView]:
-    return _listed(query, store.balances(visible))
+    return _listed(query, balances(store, visible))
 
 
 def _statement(query: Statement, visible: Visible, store: ReadModelStore) -> list[StatementEntry]:
     _row(store, query.account)
-    rows = store.statement(account_id(query.account).hex, query.limit)
+    rows = statement(store, query.account, query.limit)
     return [statement_entry(query.account, row) for row in rows]
 
 
 async def _async_balance(query: GetBalance, visible: Visible, store: ReadModelStore) -> Balance:
-    rows = await _async(store).async_balances([query.account])
+    rows = await async_balances(_async(store), [query.account])
     return _found(query.account, rows).balance
 
 
 async def _async_accounts(
     query: ListAccounts, visible: Visible, store: ReadModelStore
 ) -> list[AccountView]:
-    return _listed(query, await _async(store).async_balances(visible))
+    return _listed(query, await async_balances(_async(store), visible))
 
 
 def _reads_async(store: ReadModelStore) -> bool:
-    return isinstance(store, AsyncBalances)
+    return isinstance(store, AsyncDocuments)
 
 
-def _async(store: ReadModelStore) -> AsyncBalances:
+def _async(store: ReadModelStore) -> AsyncDocuments:
     # Checked once per store (`_reads_async`): a runtime Protocol check per request is too dear.
-    return cast(AsyncBalances, store)
+    return cast(AsyncDocuments, store)
 
 
 def _row(store: ReadModelStore, account: str) -> BalanceRow:
-    return _found(account, store.balances([account]))
+    return _found(account, balances(store, [account]))
 
 
 def _found(account: str, rows: list[BalanceRow]) -> BalanceRow:

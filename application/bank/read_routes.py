@@ -6,17 +6,16 @@ from __future__ import annotations
 
 from application.bank.queries import GetBalance, ListAccounts, Statement
 from application.bank.read_models import statement_entry
+from application.bank.records import StatementRow, statement
 from application.bank.types import account_problem
-from application.read_models.rows import StatementRow
 from application.read_models.store import ReadModelStore
 from application.read_routes import History, Listing
-from domain.account import account_id
 
 
 def _statement_rows(
     store: ReadModelStore, account: str, limit: int, before: int | None
 ) -> list[StatementRow]:
-    return store.statement(account_id(account).hex, limit, before_version=before)
+    return statement(store, account, limit, before_version=before)
 
 
 ACCOUNTS = Listing(

@@ -25,6 +25,12 @@ class LedgerProjection(Projection[ReadModelStore]):
     """A projection that folds a batch of events into one write of its read-model store
     (`self.view`, eventsourcing's name for a projection's tracking recorder)."""
 
+    # The shape of the rows it keeps. A projection whose rows change shape takes the next
+    # one, and with it a tracking name of its own (`ReadModels.tracking_name`): a store that
+    # kept it in a former shape has no position under that name, so it is rebuilt from the
+    # log's first event, never read half empty.
+    shape = 1
+
     def process_event(self, domain_event: Any, tracking: Tracking) -> None:
         # eventsourcing's follower interface: one event, right after the recorded position.
         after = self.view.max_tracking_id(tracking.application_name) or 0

@@ -14,7 +14,7 @@ class Projector:
     """Catches every projection up, then waits `interval` seconds when there was nothing new,
     and `gather` seconds when there was: under a steady stream of commits, one round then
     applies the several that came meanwhile instead of one round each (a round's fixed cost,
-    four statements, is most of what catching up one operation costs). A read that must see
+    four queries, is most of what catching up one operation costs). A read that must see
     a commit catches up itself (`ReadSide.reach`, `consistent`), so it never waits for this.
 
     Several processes may run one: each window is applied once (see ReadModels).

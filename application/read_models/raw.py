@@ -1,5 +1,5 @@
-"""Reading the few fields a balance needs straight from stored events, without building
-domain event objects: the fast path of a rebuild.
+"""Reading the few fields a projection needs (an amount, plain strings) straight from
+stored events, without building domain event objects: the fast path of a rebuild.
 
 It applies only where the log holds the plain JSON of eventsourcing's JSONTranscoder (no
 cipher, no compressor); anywhere else the projections decode whole events. A test keeps
@@ -37,6 +37,6 @@ def amount(notification: Notification) -> Decimal:
 
 
 def fields(notification: Notification) -> dict[str, str]:
-    """The plain string fields of an event (its account, owner, ...)."""
+    """The plain string fields of an event (a name, an owner, ...)."""
     state = json.loads(notification.state)
     return {key: value for key, value in state.items() if isinstance(value, str)}

@@ -3,52 +3,29 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from decimal import Decimal
-
-
-@dataclass
-class BalanceChange:
-    """Added to the row of an account (created if absent): a delta, and what else is known.
-
-    Rows are keyed by aggregate id: only an account's first event carries its name."""
-
-    aggregate_id: str
-    delta: Decimal
-    version: int
-    account: str | None = None
-    owner: str | None = None
-    status: str | None = None
 
 
 @dataclass(frozen=True)
-class BalanceRow:
-    account: str
-    owner: str
-    balance: Decimal
-    status: str
+class HistoryEntry:
+    """An entry of a history: what one event of a stream (an aggregate) did, as a JSON
+    object's text, at its version in the stream and its position in the log; `run_id` is
+    the run that committed the event, once a `RunLink` says so."""
+
+    projection: str
+    stream: str
     version: int
-
-
-@dataclass(frozen=True)
-class StatementRow:
-    aggregate_id: str
     position: int
-    version: int
-    kind: str
-    amount: Decimal
-    balance: Decimal
-    counterparty: str | None
-    memo: str
-    time: str
+    body: str
     run_id: str | None = None
-    memo_by: str | None = None  # the memo's writer when not its side's default
 
 
 @dataclass(frozen=True)
 class RunLink:
-    """A committed event of an account, and the run that committed it."""
+    """A committed event (its stream and version in a projection's history), and the run
+    that committed it."""
 
-    aggregate_id: str
+    projection: str
+    stream: str
     version: int
     run_id: str
 

@@ -108,7 +108,11 @@ class ReadModels:
             raise UnknownProjectionError(name, list(self.names)) from None
 
     def tracking_name(self, projection: str) -> str:
-        return f"{self.ledger.name}:{self.store.prefix}{projection}"
+        """Where the store records a projection's position: by the ledger, the view and the
+        projection, and the shape of its rows after the first (`LedgerProjection.shape`)."""
+        kind = self.projections.get(projection)
+        shape = "" if kind is None or kind.shape == 1 else f"@{kind.shape}"
+        return f"{self.ledger.name}:{self.store.prefix}{projection}{shape}"
 
     def position(self, projection: str) -> int:
         return self.store.max_tracking_id(self.tracking_name(projection)) or 0

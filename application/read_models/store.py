@@ -17,26 +17,23 @@ from collections.abc import Collection, Iterator, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
-from decimal import Decimal
 from typing import Protocol, runtime_checkable
 
 from eventsourcing.persistence import IntegrityError, Tracking, TrackingRecorder
 
 from application.read_models.rows import (
-    BalanceChange,
-    BalanceRow,
     DeadLetter,
     DocumentChange,
     DocumentRow,
+    HistoryEntry,
     RunChange,
     RunLink,
     RunRow,
-    StatementRow,
 )
 
-# The projections with tables of their own (the bank's balances and statement, the gateway's
-# runs); any other is a domain's declared read model, kept as documents.
-TABLED = ("balances", "statement", "runs")
+# The gateway's runs have a table of their own; every other projection is a domain's, kept
+# as keyed records (documents) and histories, each row naming its projection.
+RUNS = "runs"
 
 
 @dataclass(frozen=True)
@@ -57,8 +54,7 @@ class WindowWrite:
     """One projection's rows for one window: written with its tracking, or not at all."""
 
     window: Window
-    balances: Sequence[BalanceChange] = ()
-    entries: Sequence[StatementRow] = ()
+    entries: Sequence[HistoryEntry] = ()
     links: Sequence[RunLink] = ()
     runs: Sequence[RunChange] = ()
     documents: Sequence[DocumentChange] = ()
@@ -83,12 +79,17 @@ class StaleWindowError(IntegrityError):
 
 
 @runtime_checkable
-class AsyncBalances(Protocol):
-    """A store that also reads balances on the caller's event loop (Postgres, by asyncpg),
+class AsyncDocuments(Protocol):
+    """A store that also reads records on the caller's event loop (Postgres, by asyncpg),
     so that a served read waits for the database without holding a worker thread."""
 
-    async def async_balances(self, accounts: Collection[str] | None = None) -> list[BalanceRow]:
-        """As `ReadModelStore.balances`."""
+    async def async_documents(
+        self,
+        projection: str,
+        keys: Collection[str] | None = None,
+        owners: Collection[str] | None = None,
+    ) -> list[DocumentRow]:
+        """As `ReadModelStore.documents`."""
 
 
 class ReadModelStore(TrackingRecorder, ABC):
@@ -99,12 +100,11 @@ class ReadModelStore(TrackingRecorder, ABC):
     # What the projections write: each window in a transaction of its own, or, while
     # `gathering`, kept for one `write` of several windows.
 
-    def apply_balances(self, changes: Sequence[BalanceChange], window: Window) -> None:
-        self._apply(WindowWrite(window, balances=changes))
-
-    def apply_statement(
-        self, entries: Sequence[StatementRow], links: Sequence[RunLink], window: Window
+    def apply_history(
+        self, entries: Sequence[HistoryEntry], links: Sequence[RunLink], window: Window
     ) -> None:
+        """Add entries to histories (each a new version of its stream), and set the run of
+        entries already written or written here (`links`)."""
         self._apply(WindowWrite(window, entries=entries, links=links))
 
     def apply_runs(self, changes: Sequence[RunChange], window: Window) -> None:
@@ -152,22 +152,19 @@ class ReadModelStore(TrackingRecorder, ABC):
         """In log order; of one projection, or of all."""
 
     @abstractmethod
-    def balances(self, accounts: Collection[str] | None = None) -> list[BalanceRow]:
-        """Rows in account order; all of them, or those named."""
+    def history(
+        self, projection: str, stream: str, limit: int, before_version: int | None = None
+    ) -> list[HistoryEntry]:
+        """A stream's entries newest first (by version), at most `limit`; only those older
+        than `before_version` when it is given."""
 
     @abstractmethod
-    def statement(
-        self, aggregate_id: str, limit: int, before_version: int | None = None
-    ) -> list[StatementRow]:
-        """Newest first; only entries older than `before_version` when it is given."""
+    def history_entries(self, projection: str) -> list[HistoryEntry]:
+        """Every entry of a projection's histories, in log order (for comparisons)."""
 
     @abstractmethod
-    def statement_entries(self) -> list[StatementRow]:
-        """All of them, in log order (for comparisons)."""
-
-    @abstractmethod
-    def last_balances(self, aggregate_ids: Collection[str]) -> dict[str, Decimal]:
-        """The balance after each account's latest statement entry, by aggregate id."""
+    def last_entries(self, projection: str, streams: Collection[str]) -> dict[str, HistoryEntry]:
+        """The latest entry (highest version) of each of these streams that has one."""
 
     @abstractmethod
     def runs(self, run_ids: Collection[str] | None = None) -> list[RunRow]: ...
@@ -197,9 +194,8 @@ class ReadModelStore(TrackingRecorder, ABC):
 
     @abstractmethod
     def reset(self, projection: str, tracking_name: str) -> None:
-        """Forget a projection's rows, dead letters and position: it rebuilds from the start.
-        A name that is none of balances, statement and runs is a declared read model's: its
-        records are forgotten."""
+        """Forget a projection's rows (the runs, or its records and history entries), dead
+        letters and position: it rebuilds from the start."""
 
     @abstractmethod
     def take_over(self, projection: str, source_prefix: str, source: str, tracking: str) -> int:

@@ -1,6 +1,6 @@
 """The read models in Postgres, beside the events: the windows of a write and their tracking
-in one transaction, which is one call of a function of the view's own (`<prefix>apply_v3`),
-one statement per table inside it (arrays unnested server side).
+in one transaction, which is one call of a function of the view's own (`<prefix>apply_v4`),
+one command per table inside it (arrays unnested server side).
 
 The function claims each window first: it moves the tracking row from the window's start
 to its end, which locks the row until commit, so a concurrent applier of an overlapping
@@ -10,19 +10,17 @@ from __future__ import annotations
 
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
-from decimal import Decimal
 from typing import Any
 
 from application.read_models.rows import (
-    BalanceRow,
     DeadLetter,
     DocumentChange,
     DocumentRow,
+    HistoryEntry,
     RunRow,
-    StatementRow,
 )
 from application.read_models.store import (
-    TABLED,
+    RUNS,
     ReadModelStore,
     StaleWindowError,
     Window,
@@ -39,27 +37,24 @@ RUN_COLUMNS = (
     ("calls", "int"), ("previewed", "int"), ("committed", "int"), ("confirmed_by", "text"),
     ("error", "text"), ("created_at", "text"), ("decided_at", "text"), ("position", "bigint"),
 )  # fmt: skip
-# The fields of each kind of row, in the order of its statement's arrays.
-BALANCE_FIELDS = ("aggregate_id", "account", "owner", "delta", "status", "version")
-ENTRY_FIELDS = ("aggregate_id", "version", "position", "kind", "amount", "balance",
-                "counterparty", "memo", "time", "run_id", "memo_by")  # fmt: skip
-LINK_FIELDS = ("aggregate_id", "version", "run_id")
+# The fields of each kind of row, in the order of its table's columns and arrays.
+ENTRY_FIELDS = ("projection", "stream", "version", "position", "body", "run_id")
+LINK_FIELDS = ("projection", "stream", "version", "run_id")
 RUN_FIELDS = ("run_id", *(name for name, _ in RUN_COLUMNS))
 DOCUMENT_FIELDS = ("projection", "key", "owner", "body")
 # The apply function's parameters: the windows, then the rows of each table, an array a column.
-APPLY_FUNCTION = "apply_v3"
+APPLY_FUNCTION = "apply_v4"
 APPLY_ARRAYS = (
     ("w_name", "text"), ("w_after", "bigint"), ("w_upto", "bigint"),
-    *((f"b_{name}", kind) for name, kind in zip(BALANCE_FIELDS,
-        ("text", "text", "text", "numeric", "text", "int"), strict=True)),
-    *((f"s_{name}", kind) for name, kind in zip(ENTRY_FIELDS,
-        ("text", "int", "bigint", "text", "numeric", "numeric", "text", "text", "text", "text",
-         "text"),
-        strict=True)),
-    *((f"l_{name}", kind) for name, kind in zip(LINK_FIELDS, ("text", "int", "text"), strict=True)),
+    *((f"h_{name}", kind) for name, kind in zip(ENTRY_FIELDS,
+        ("text", "text", "int", "bigint", "text", "text"), strict=True)),
+    *((f"l_{name}", kind) for name, kind in zip(LINK_FIELDS,
+        ("text", "text", "int", "text"), strict=True)),
     ("r_run_id", "text"), *((f"r_{name}", kind) for name, kind in RUN_COLUMNS),
     *((f"d_{name}", "text") for name in DOCUMENT_FIELDS),
 )  # fmt: skip
+# The tables of a view (each named with its prefix).
+TABLES = frozenset({RUNS, "documents", "histories", "dead_letters", "tracking"})
 # The SQLSTATE the apply function raises for a window that does not start at its position.
 STALE_WINDOW = "SLW01"
 
@@ -76,11 +71,10 @@ class AsyncpgReadModelStore(AsyncpgTrackingRecorder, ReadModelStore):
         self.prefix = prefix
         super().__init__(datastore, tracking_table_name=f"{prefix}tracking")
         schema = quote_ident(datastore.schema)
-        self.t_balances = f"{schema}.{quote_ident(prefix + 'balances')}"
-        self.t_statement = f"{schema}.{quote_ident(prefix + 'statement')}"
         self.t_runs = f"{schema}.{quote_ident(prefix + 'runs')}"
         self.t_dead_letters = f"{schema}.{quote_ident(prefix + 'dead_letters')}"
         self.t_documents = f"{schema}.{quote_ident(prefix + 'documents')}"
+        self.t_histories = f"{schema}.{quote_ident(prefix + 'histories')}"
         self._quoted_schema = schema
         # Every window write is one call of this function: the claims and the rows, one
         # round trip and one implicit transaction (versioned: a changed body is a new name).
@@ -93,26 +87,6 @@ class AsyncpgReadModelStore(AsyncpgTrackingRecorder, ReadModelStore):
         runs = ", ".join(f"{name} {kind}" for name, kind in RUN_COLUMNS)
         return [
             *super().ddl(),
-            DdlStep(
-                "relation",
-                self.prefix + "balances",
-                f"CREATE TABLE IF NOT EXISTS {self.t_balances} (aggregate_id text PRIMARY KEY, "
-                "account text, owner text, balance numeric(20, 2) NOT NULL, status text, "
-                "version int NOT NULL)",
-            ),
-            DdlStep(
-                "relation",
-                self.prefix + "statement",
-                f"CREATE TABLE IF NOT EXISTS {self.t_statement} (aggregate_id text, version int, "
-                "position bigint, kind text, amount numeric(20, 2), balance numeric(20, 2), "
-                "counterparty text, memo text, time text, run_id text, "
-                "PRIMARY KEY (aggregate_id, version), memo_by text)",
-            ),
-            DdlStep(  # a table made before memos had their writer
-                "column",
-                self.prefix + "statement.memo_by",
-                f"ALTER TABLE {self.t_statement} ADD COLUMN IF NOT EXISTS memo_by text",
-            ),
             DdlStep(
                 "relation",
                 self.prefix + "runs",
@@ -137,6 +111,13 @@ class AsyncpgReadModelStore(AsyncpgTrackingRecorder, ReadModelStore):
                 f"CREATE TABLE IF NOT EXISTS {self.t_documents} (projection text, "
                 'key text COLLATE "C", owner text, body text NOT NULL, '
                 "PRIMARY KEY (projection, key))",
+            ),
+            DdlStep(  # the entries of the histories, a stream's by version
+                "relation",
+                self.prefix + "histories",
+                f"CREATE TABLE IF NOT EXISTS {self.t_histories} (projection text, "
+                'stream text COLLATE "C", version int, position bigint, body text NOT NULL, '
+                "run_id text, PRIMARY KEY (projection, stream, version))",
             ),
             DdlStep("function", self.prefix + APPLY_FUNCTION, self._apply_function()),
         ]
@@ -173,7 +154,6 @@ class AsyncpgReadModelStore(AsyncpgTrackingRecorder, ReadModelStore):
             [w.name for w in windows],
             [w.after for w in windows],
             [w.upto for w in windows],
-            *_columns([r for w in ordered for r in w.balances], BALANCE_FIELDS),
             *_columns([r for w in ordered for r in w.entries], ENTRY_FIELDS),
             *_columns([r for w in ordered for r in w.links], LINK_FIELDS),
             *_columns([r for w in ordered for r in w.runs], RUN_FIELDS),
@@ -184,7 +164,7 @@ class AsyncpgReadModelStore(AsyncpgTrackingRecorder, ReadModelStore):
     def _call_apply(
         self, arguments: ApplyArguments, *, then: tuple[str, tuple[Any, ...]] | None = None
     ) -> None:
-        """One call of the apply function (with `then`, and that statement after it, in one
+        """One call of the apply function (with `then`, and that query after it, in one
         transaction); StaleWindowError, nothing written, if a window does not start at its
         recorded position."""
         recorded = (
@@ -210,7 +190,7 @@ class AsyncpgReadModelStore(AsyncpgTrackingRecorder, ReadModelStore):
 
     def _apply_function(self) -> str:
         """Claims each window (moves its tracking from `after` to `upto`, or raises
-        STALE_WINDOW naming it), then writes every row, one statement per table."""
+        STALE_WINDOW naming it), then writes every row, one command per table."""
         parameters = ",\n    ".join(f"{name} {kind}[]" for name, kind in APPLY_ARRAYS)
         tracking = self.tracking_sql.qualified
         run_updates = ", ".join(f"{n} = COALESCE(EXCLUDED.{n}, t.{n})" for n in RUN_FIELDS[1:])
@@ -238,24 +218,15 @@ BEGIN
                 USING ERRCODE = '{STALE_WINDOW}', DETAIL = w_name[i];
         END IF;
     END LOOP;
-    IF cardinality(b_aggregate_id) > 0 THEN
-        INSERT INTO {self.t_balances} AS t
-        SELECT * FROM unnest(b_aggregate_id, b_account, b_owner, b_delta, b_status, b_version)
-        ON CONFLICT (aggregate_id) DO UPDATE SET
-            account = COALESCE(EXCLUDED.account, t.account),
-            owner = COALESCE(EXCLUDED.owner, t.owner), balance = t.balance + EXCLUDED.balance,
-            status = COALESCE(EXCLUDED.status, t.status),
-            version = GREATEST(t.version, EXCLUDED.version);
+    IF cardinality(h_stream) > 0 THEN
+        INSERT INTO {self.t_histories}
+        SELECT * FROM unnest(h_projection, h_stream, h_version, h_position, h_body, h_run_id);
     END IF;
-    IF cardinality(s_aggregate_id) > 0 THEN
-        INSERT INTO {self.t_statement}
-        SELECT * FROM unnest(s_aggregate_id, s_version, s_position, s_kind, s_amount,
-                             s_balance, s_counterparty, s_memo, s_time, s_run_id, s_memo_by);
-    END IF;
-    IF cardinality(l_aggregate_id) > 0 THEN
-        UPDATE {self.t_statement} AS s SET run_id = l.run_id
-          FROM unnest(l_aggregate_id, l_version, l_run_id) AS l(aggregate_id, version, run_id)
-         WHERE s.aggregate_id = l.aggregate_id AND s.version = l.version;
+    IF cardinality(l_stream) > 0 THEN
+        UPDATE {self.t_histories} AS h SET run_id = l.run_id
+          FROM unnest(l_projection, l_stream, l_version, l_run_id)
+               AS l(projection, stream, version, run_id)
+         WHERE h.projection = l.projection AND h.stream = l.stream AND h.version = l.version;
     END IF;
     IF cardinality(r_run_id) > 0 THEN
         INSERT INTO {self.t_runs} AS t SELECT * FROM unnest({run_arrays})
@@ -277,56 +248,37 @@ $sluice$
 
     # Reads.
 
-    def balances(self, accounts: Collection[str] | None = None) -> list[BalanceRow]:
-        return _balance_rows(self.datastore.run(self._balances_query(accounts)))
-
-    async def async_balances(self, accounts: Collection[str] | None = None) -> list[BalanceRow]:
-        """As `balances`, on the caller's event loop (asyncpg's pool of that loop)."""
-        return _balance_rows(await self.datastore.arun(self._balances_query(accounts)))
-
-    def _balances_query(
-        self, accounts: Collection[str] | None
-    ) -> driver.Operation[list[driver.Record]]:
-        where, args = (
-            ("", []) if accounts is None else (" WHERE account = ANY($1)", [list(accounts)])
-        )
-        # By code point, as every store and the use case itself list them, whatever the
-        # database's own collation (the official image's en_US puts `_` before `-`).
-        query = f'SELECT * FROM {self.t_balances}{where} ORDER BY account COLLATE "C"'
-
-        async def fetch(conn: driver.Connection) -> list[driver.Record]:
-            return await conn.fetch(query, *args)
-
-        return fetch
-
-    def statement(
-        self, aggregate_id: str, limit: int, before_version: int | None = None
-    ) -> list[StatementRow]:
-        # $3 NULL: no bound (every version is below it).
+    def history(
+        self, projection: str, stream: str, limit: int, before_version: int | None = None
+    ) -> list[HistoryEntry]:
+        # $4 NULL: no bound (every version is below it).
         rows = self._fetch(
-            f"SELECT * FROM {self.t_statement} WHERE aggregate_id = $1 "
-            "AND ($3::bigint IS NULL OR version < $3) ORDER BY version DESC LIMIT $2",
-            aggregate_id,
+            f"SELECT * FROM {self.t_histories} WHERE projection = $1 AND stream = $2 "
+            "AND ($4::int IS NULL OR version < $4) ORDER BY version DESC LIMIT $3",
+            projection,
+            stream,
             limit,
             before_version,
         )
-        return [_statement_row(r) for r in rows]
+        return [_history_entry(r) for r in rows]
 
-    def statement_entries(self) -> list[StatementRow]:
-        return [
-            _statement_row(r)
-            for r in self._fetch(f"SELECT * FROM {self.t_statement} ORDER BY position")
-        ]
+    def history_entries(self, projection: str) -> list[HistoryEntry]:
+        rows = self._fetch(
+            f"SELECT * FROM {self.t_histories} WHERE projection = $1 ORDER BY position",
+            projection,
+        )
+        return [_history_entry(r) for r in rows]
 
-    def last_balances(self, aggregate_ids: Collection[str]) -> dict[str, Decimal]:
-        if not aggregate_ids:
+    def last_entries(self, projection: str, streams: Collection[str]) -> dict[str, HistoryEntry]:
+        if not streams:
             return {}
         rows = self._fetch(
-            f"SELECT DISTINCT ON (aggregate_id) aggregate_id, balance FROM {self.t_statement} "
-            "WHERE aggregate_id = ANY($1) ORDER BY aggregate_id, version DESC",
-            list(aggregate_ids),
+            f"SELECT DISTINCT ON (stream) * FROM {self.t_histories} "
+            "WHERE projection = $1 AND stream = ANY($2) ORDER BY stream, version DESC",
+            projection,
+            list(streams),
         )
-        return {r["aggregate_id"]: r["balance"] for r in rows}
+        return {r["stream"]: _history_entry(r) for r in rows}
 
     def runs(self, run_ids: Collection[str] | None = None) -> list[RunRow]:
         where, args = ("", []) if run_ids is None else (" WHERE run_id = ANY($1)", [list(run_ids)])
@@ -366,18 +318,38 @@ $sluice$
         keys: Collection[str] | None = None,
         owners: Collection[str] | None = None,
     ) -> list[DocumentRow]:
-        # A NULL array leaves its condition out; keys by code point, whatever the database's
+        return _document_rows(self.datastore.run(self._documents_query(projection, keys, owners)))
+
+    async def async_documents(
+        self,
+        projection: str,
+        keys: Collection[str] | None = None,
+        owners: Collection[str] | None = None,
+    ) -> list[DocumentRow]:
+        """As `documents`, on the caller's event loop (asyncpg's pool of that loop)."""
+        query = self._documents_query(projection, keys, owners)
+        return _document_rows(await self.datastore.arun(query))
+
+    def _documents_query(
+        self, projection: str, keys: Collection[str] | None, owners: Collection[str] | None
+    ) -> driver.Operation[list[driver.Record]]:
+        # Only the conditions asked for, so that each shape of read has a plan of its own
+        # (a read by key uses the primary key); keys by code point, whatever the database's
         # collation (the column's own is "C" too, so its index gives that order).
-        rows = self._fetch(
-            f"SELECT * FROM {self.t_documents} WHERE projection = $1 "
-            "AND ($2::text[] IS NULL OR key = ANY($2)) "
-            "AND ($3::text[] IS NULL OR owner IS NULL OR owner = ANY($3)) "
-            'ORDER BY key COLLATE "C"',
-            projection,
-            None if keys is None else list(keys),
-            None if owners is None else list(owners),
-        )
-        return [DocumentRow(r["projection"], r["key"], r["owner"], r["body"]) for r in rows]
+        query = f"SELECT * FROM {self.t_documents} WHERE projection = $1"
+        args: list[Any] = [projection]
+        if keys is not None:
+            args.append(list(keys))
+            query += f" AND key = ANY(${len(args)})"
+        if owners is not None:
+            args.append(list(owners))
+            query += f" AND (owner IS NULL OR owner = ANY(${len(args)}))"
+        query += ' ORDER BY key COLLATE "C"'
+
+        async def fetch(conn: driver.Connection) -> list[driver.Record]:
+            return await conn.fetch(query, *args)
+
+        return fetch
 
     def dead_letters(self, projection: str | None = None) -> list[DeadLetter]:
         where, args = ("", []) if projection is None else (" WHERE projection = $1", [projection])
@@ -389,7 +361,7 @@ $sluice$
         ]
 
     def reset(self, projection: str, tracking_name: str) -> None:
-        table, where, params = self._rows_of(self.prefix, projection)
+        tables = self._rows_of(self.prefix, projection)
         tracking_table = self.tracking_sql.qualified
 
         async def reset(conn: driver.Connection) -> None:
@@ -397,7 +369,8 @@ $sluice$
                 await conn.execute(
                     f"DELETE FROM {tracking_table} WHERE application_name = $1", tracking_name
                 )
-                await conn.execute(f"DELETE FROM {table}{where}", *params)
+                for table, where, params in tables:
+                    await conn.execute(f"DELETE FROM {table}{where}", *params)
                 await conn.execute(
                     f"DELETE FROM {self.t_dead_letters} WHERE projection = $1", projection
                 )
@@ -406,8 +379,13 @@ $sluice$
 
     def take_over(self, projection: str, source_prefix: str, source: str, tracking: str) -> int:
         check_identifier(source_prefix + "x")
-        mine, where, params = self._rows_of(self.prefix, projection)
-        theirs, _, _ = self._rows_of(source_prefix, projection)
+        tables = list(
+            zip(
+                self._rows_of(self.prefix, projection),
+                self._rows_of(source_prefix, projection),
+                strict=True,
+            )
+        )
         their_letters = self._table(source_prefix, "dead_letters")
         their_tracking = self._table(source_prefix, "tracking")
         qualified = self.tracking_sql.qualified
@@ -421,8 +399,9 @@ $sluice$
                     f"SELECT notification_id FROM {their_tracking} WHERE application_name = $1",
                     source,
                 )
-                await conn.execute(f"DELETE FROM {mine}{where}", *params)
-                await conn.execute(f"INSERT INTO {mine} SELECT * FROM {theirs}{where}", *params)
+                for (mine, where, params), (theirs, _, _) in tables:
+                    await conn.execute(f"DELETE FROM {mine}{where}", *params)
+                    await conn.execute(f"INSERT INTO {mine} SELECT * FROM {theirs}{where}", *params)
                 await conn.execute(
                     f"DELETE FROM {self.t_dead_letters} WHERE projection = $1", projection
                 )
@@ -442,15 +421,19 @@ $sluice$
 
         return self.datastore.run(take_over, idempotent=False)
 
-    def _rows_of(self, prefix: str, projection: str) -> tuple[str, str, tuple[str, ...]]:
-        """A projection's rows: a table of the bank's whole, or a declared read model's
-        records in the documents table (its table, the condition and its parameters)."""
-        if projection in TABLED:
-            return self._table(prefix, projection), "", ()
-        return self._table(prefix, "documents"), " WHERE projection = $1", (projection,)
+    def _rows_of(self, prefix: str, projection: str) -> list[tuple[str, str, tuple[str, ...]]]:
+        """A projection's rows: the runs' table whole, or a domain projection's records and
+        history entries (each table, the condition and its parameters)."""
+        if projection == RUNS:
+            return [(self._table(prefix, RUNS), "", ())]
+        mine = " WHERE projection = $1", (projection,)
+        return [
+            (self._table(prefix, "documents"), *mine),
+            (self._table(prefix, "histories"), *mine),
+        ]
 
     def _table(self, prefix: str, name: str) -> str:
-        if name not in {"balances", "statement", "runs", "documents", "dead_letters", "tracking"}:
+        if name not in TABLES:
             raise ValueError(f"no read-model table {name}")
         return f"{self._quoted_schema}.{quote_ident(prefix + name)}"
 
@@ -466,30 +449,18 @@ def _columns(rows: Sequence[Any], names: Sequence[str]) -> list[list[Any]]:
 
 
 def _last_changes(changes: Sequence[DocumentChange]) -> list[DocumentChange]:
-    """The last change of each record (a later one wins): one statement cannot touch a row
+    """The last change of each record (a later one wins): one command cannot touch a row
     twice, and a record's end state is its last change's."""
     return list({(ch.projection, ch.key): ch for ch in changes}.values())
 
 
-def _balance_rows(rows: list[driver.Record]) -> list[BalanceRow]:
-    return [
-        BalanceRow(r["account"], r["owner"], r["balance"], r["status"], r["version"]) for r in rows
-    ]
+def _document_rows(rows: list[driver.Record]) -> list[DocumentRow]:
+    return [DocumentRow(r["projection"], r["key"], r["owner"], r["body"]) for r in rows]
 
 
-def _statement_row(r: driver.Record) -> StatementRow:
-    return StatementRow(
-        aggregate_id=r["aggregate_id"],
-        position=r["position"],
-        version=r["version"],
-        kind=r["kind"],
-        amount=r["amount"],
-        balance=r["balance"],
-        counterparty=r["counterparty"],
-        memo=r["memo"],
-        time=r["time"],
-        run_id=r["run_id"],
-        memo_by=r["memo_by"],
+def _history_entry(r: driver.Record) -> HistoryEntry:
+    return HistoryEntry(
+        r["projection"], r["stream"], r["version"], r["position"], r["body"], r["run_id"]
     )
 
 

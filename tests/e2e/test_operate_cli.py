@@ -81,12 +81,17 @@ def corrupt_bob(url: str) -> None:
     """A wrong balance in the live read model, as a faulty tool would leave it."""
     if url.startswith("sqlite"):
         with sqlite3.connect(url.removeprefix("sqlite:///")) as db:
-            db.execute("UPDATE rm_balances SET balance_cents = 100000000 WHERE account = 'bob'")
+            db.execute(
+                "UPDATE rm_documents SET body = json_set(body, '$.balance', '1000000.00') "
+                "WHERE projection = 'balances' AND json_extract(body, '$.account') = 'bob'"
+            )
     else:
         schema = url.rsplit("schema=", 1)[1]
         with support.admin_connection() as db:
             db.execute(
-                f"UPDATE \"{schema}\".rm_balances SET balance = 1000000 WHERE account = 'bob'"
+                f'UPDATE "{schema}".rm_documents '
+                "SET body = jsonb_set(body::jsonb, '{balance}', '\"1000000.00\"')::text "
+                "WHERE projection = 'balances' AND body::jsonb->>'account' = 'bob'"
             )
 
 

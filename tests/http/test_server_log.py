@@ -42,17 +42,22 @@ def store(
 
         def spoil_sqlite() -> None:
             with sqlite3.connect(path) as db:
-                db.execute("UPDATE rm_balances SET balance_cents = 'x' WHERE account = 'alice'")
+                db.execute(
+                    "UPDATE rm_documents SET body = json_set(body, '$.balance', 'x') "
+                    "WHERE projection = 'balances' AND json_extract(body, '$.account') = 'alice'"
+                )
 
         yield f"sqlite:///{path}", spoil_sqlite
         return
     schema = request.getfixturevalue("schema")
 
     def spoil_postgres() -> None:
-        table = f'"{schema}".rm_balances'
         with support.admin_connection() as admin:
-            admin.execute(f"ALTER TABLE {table} ALTER COLUMN balance DROP NOT NULL")
-            admin.execute(f"UPDATE {table} SET balance = NULL WHERE account = 'alice'")
+            admin.execute(
+                f'UPDATE "{schema}".rm_documents '
+                "SET body = jsonb_set(body::jsonb, '{balance}', '\"x\"')::text "
+                "WHERE projection = 'balances' AND body::jsonb->>'account' = 'alice'"
+            )
 
     yield postgres_url(schema), spoil_postgres
 

@@ -148,13 +148,13 @@ def test_a_locked_events_table_is_a_503_within_the_lock_timeout_and_writes_nothi
 def test_health_answers_at_once_when_every_worker_thread_waits_on_the_store(
     schema: str, environment: dict[str, str]
 ) -> None:
-    # The table locked is the balances' read model: a remembered key is checked on the
+    # The table locked holds the balances' records: a remembered key is checked on the
     # event loop, against the log, and a consistent read then waits in a worker thread.
     with served(postgres_url(schema), environment, **UNBOUNDED) as client:
         assert client.get("/health", headers=ADMIN).json()["store"] == "reachable"
         waiting: list[Future[httpx.Response]] = []
         assert read(client).status_code == 200  # the key is remembered from here on
-        with ThreadPoolExecutor(48) as pool, events_locked(schema, "rm_balances"):
+        with ThreadPoolExecutor(48) as pool, events_locked(schema, "rm_documents"):
             waiting = [pool.submit(read, client) for _ in range(48)]
             assert threads_filled(client), "the worker threads never filled up"
 
@@ -188,9 +188,10 @@ def statement(client: httpx.Client) -> httpx.Response:
 def test_balances_are_read_on_the_event_loop_while_every_worker_thread_waits(
     schema: str, environment: dict[str, str]
 ) -> None:
-    # Statements are read in worker threads; with their table locked and no bound on the
-    # waits, 48 of them hold all 40 threads. A balance read from views the projector keeps
-    # current needs none: it is answered on the event loop, through asyncpg's own pool.
+    # Statements are read in worker threads; with their table (the histories) locked and
+    # no bound on the waits, 48 of them hold all 40 threads. A balance read from views the
+    # projector keeps current needs none: it is answered on the event loop, through
+    # asyncpg's own pool.
     with served(postgres_url(schema), environment, **UNBOUNDED) as client:
         assert deposit(client).status_code == 200
         expected = read(client).json()  # consistent: the projector has this deposit
@@ -199,7 +200,7 @@ def test_balances_are_read_on_the_event_loop_while_every_worker_thread_waits(
         # A key is checked on the event loop once this process remembers it.
         bob = {"Authorization": "Bearer sk-demo-bob"}
         assert client.get("/v1/accounts", headers=bob).status_code == 200
-        with ThreadPoolExecutor(48) as pool, events_locked(schema, "rm_statement"):
+        with ThreadPoolExecutor(48) as pool, events_locked(schema, "rm_histories"):
             waiting = [pool.submit(statement, client) for _ in range(48)]
             assert threads_filled(client), "the worker threads never filled up"
 

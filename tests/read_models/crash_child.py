@@ -15,7 +15,7 @@ from contextlib import contextmanager
 from typing import Any
 
 from application.bank.read_models import BANK_READ_MODELS
-from application.read_models.rows import BalanceChange
+from application.read_models.rows import DocumentChange
 from application.read_models.service import LIVE, ReadModels, open_read_model_store
 from application.read_models.store import Window, WindowWrite
 from gateway.bootstrap import Sluice
@@ -33,17 +33,17 @@ def main() -> None:
             ReadModels(sluice.ledger, declared=BANK_READ_MODELS, view=view, window=10).catch_up()
             return
         batches = 0
-        original = view.apply_balances
+        original = view.apply_documents  # the balances' records
 
-        def apply_and_hang(changes: Sequence[BalanceChange], window: Window) -> None:
+        def apply_and_hang(changes: Sequence[DocumentChange], window: Window) -> None:
             nonlocal batches
             batches += 1
             if batches < 3:
                 original(changes, window)
                 return
-            hang_inside_the_transaction(view, [WindowWrite(window, balances=changes)])
+            hang_inside_the_transaction(view, [WindowWrite(window, documents=changes)])
 
-        view.apply_balances = apply_and_hang
+        view.apply_documents = apply_and_hang
         ReadModels(sluice.ledger, declared=BANK_READ_MODELS, view=view, window=10).catch_up(
             ["balances"]
         )

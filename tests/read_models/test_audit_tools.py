@@ -4,11 +4,13 @@ catches a corrupted read model."""
 from __future__ import annotations
 
 import sqlite3
+from dataclasses import replace
 from datetime import datetime
 from decimal import Decimal
 from uuid import UUID
 
 from application.audit import event_at, run_story
+from application.bank import records
 from domain.account import account_id
 from gateway.bootstrap import Sluice
 from tests.postgres import support
@@ -85,21 +87,23 @@ def test_verify_passes_then_catches_a_corrupted_read_model_row(sluice: Sluice) -
 def corrupt_balance(sluice: Sluice, account: str, balance: Decimal) -> None:
     """Change a read-model row behind the projections' back, as a faulty tool would."""
     key = account_id(account).hex
+    view = sluice.read_models.store
+    row = records.balance_records(view, [key])[key]
+    body = records.balance_change(key, replace(row, balance=balance)).body
     url = sluice.database_url
     if url.startswith("sqlite"):
         with sqlite3.connect(url.removeprefix("sqlite:///")) as db:
             db.execute(
-                "UPDATE rm_balances SET balance_cents = ? WHERE aggregate_id = ?",
-                (int(balance * 100), key),
+                "UPDATE rm_documents SET body = ? WHERE projection = ? AND key = ?",
+                (body, records.BALANCES, key),
             )
     elif url.startswith("postgresql"):
         schema = url.rsplit("schema=", 1)[1]
         with support.admin_connection() as db:
             db.execute(
-                f'UPDATE "{schema}".rm_balances SET balance = %s WHERE aggregate_id = %s',
-                (balance, key),
+                f'UPDATE "{schema}".rm_documents SET body = %s WHERE projection = %s AND key = %s',
+                (body, records.BALANCES, key),
             )
     else:
-        view = sluice.read_models.store
-        row = view._balances[key]  # type: ignore[attr-defined]
-        view._balances[key] = type(row)(row.account, row.owner, balance, row.status, row.version)  # type: ignore[attr-defined]
+        stored = view._documents[(records.BALANCES, key)]  # type: ignore[attr-defined]
+        view._documents[(records.BALANCES, key)] = replace(stored, body=body)  # type: ignore[attr-defined]

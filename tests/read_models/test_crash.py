@@ -9,6 +9,7 @@ import sys
 import time
 from decimal import Decimal
 
+from application.bank import records
 from application.bank.read_models import BANK_READ_MODELS
 from application.read_models.replay import Replay
 from application.read_models.service import LIVE, ReadModels, open_read_model_store
@@ -49,7 +50,7 @@ def test_a_batch_killed_half_written_is_applied_once_after_a_restart(
     restarted.catch_up(["balances"])
     [compared] = Replay(sluice.ledger, BANK_READ_MODELS).run(["balances"], from_scratch=True)
     assert compared.equal is True
-    carla = {row.account: row.balance for row in restarted.store.balances()}["carla"]
+    carla = {row.account: row.balance for row in records.balances(restarted.store)}["carla"]
     assert carla == Decimal("3.50") + sum(range(1, 41))  # its history, then each deposit once
 
 
@@ -64,7 +65,7 @@ def test_a_window_the_read_models_write_together_killed_half_written_moves_none_
     models.catch_up()
     names = [models.tracking_name(name) for name in BANK_PROJECTIONS]
     before = models.store.positions(names)
-    balances_before = {row.account: row.balance for row in models.store.balances()}
+    balances_before = {row.account: row.balance for row in records.balances(models.store)}
     teller = sluice.gateway.authenticate("sk-demo-teller")
     sluice.gateway.call(teller, "deposit", {"account": "carla", "amount": 4})
     program = sluice.gateway.propose(
@@ -92,14 +93,16 @@ def test_a_window_the_read_models_write_together_killed_half_written_moves_none_
 
     assert set(before.values()) == {before[names[0]]}  # they started together
     assert restarted.store.positions(names) == before
-    assert {row.account: row.balance for row in restarted.store.balances()} == balances_before
+    assert {
+        row.account: row.balance for row in records.balances(restarted.store)
+    } == balances_before
     restarted.catch_up()
     assert len(set(restarted.store.positions(names).values())) == 1
     compared = Replay(sluice.ledger, BANK_READ_MODELS).run(
         list(BANK_PROJECTIONS), from_scratch=True
     )
     assert [c.equal for c in compared] == [True, True, True]
-    carla = {row.account: row.balance for row in restarted.store.balances()}["carla"]
+    carla = {row.account: row.balance for row in records.balances(restarted.store)}["carla"]
     assert carla == balances_before["carla"] + 6
 
 

@@ -12,6 +12,7 @@ import pytest
 from eventsourcing.persistence import Notification
 from fastapi.testclient import TestClient
 
+from application.bank import records
 from application.bank.read_models import BANK_READ_MODELS
 from application.read_models.replay import Replay
 from application.read_models.service import ReadModels
@@ -22,7 +23,7 @@ from gateway.interfaces.http.app import create_app
 
 
 def balances(models: ReadModels) -> dict[str, Decimal]:
-    return {row.account: row.balance for row in models.store.balances()}
+    return {row.account: row.balance for row in records.balances(models.store)}
 
 
 def deposit(sluice: Sluice, account: str, amount: str) -> None:
@@ -154,8 +155,8 @@ def test_a_swap_is_exactly_once_with_a_projector_running(sluice: Sluice) -> None
 @pytest.mark.parametrize(
     ("amount", "memo", "projection"),
     [
-        ("10000000000000000000.00", "", "balances"),  # no column of the views holds it
-        ("1.00", "a\x00b", "statement"),  # Postgres text holds no NUL
+        ("10000000000000000000.00", "", "balances"),  # beyond what the read models hold
+        ("1.00", "a\x00b", "statement"),  # kept: no store refuses it
     ],
 )
 def test_a_value_the_store_refuses_is_a_dead_letter(
@@ -170,11 +171,11 @@ def test_a_value_the_store_refuses_is_a_dead_letter(
     models.catch_up()
 
     letters = [(x.projection, x.position) for x in models.dead_letters()]
-    if projection == "statement" and "sqlite" in sluice.database_url:
-        assert letters == []  # SQLite's text keeps a NUL
+    if projection == "statement":
+        assert letters == []  # a record's JSON text escapes a NUL: every store keeps it
     else:
         assert (projection, poison) in letters
     assert models.position(projection) == models.head()
     assert balances(models)["bob"] == Decimal("25.00")
-    [row] = models.store.statement(account_id("bob").hex, 1)
+    [row] = records.statement(models.store, "bob", 1)
     assert row.amount == Decimal("2.00")

@@ -5,15 +5,16 @@ forgotten or taken over one read model at a time."""
 from __future__ import annotations
 
 from collections.abc import Iterator
-from decimal import Decimal
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from application.ledger import Ledger
-from application.read_models.rows import BalanceChange, DeadLetter, DocumentChange, DocumentRow
+from application.read_models.rows import DeadLetter, DocumentChange, DocumentRow, RunChange
 from application.read_models.service import LIVE, REPLAY, open_read_model_store
 from application.read_models.store import (
+    AsyncDocuments,
     ReadModelStore,
     StaleWindowError,
     Window,
@@ -190,16 +191,16 @@ def letter(projection: str, position: int) -> DeadLetter:
     return DeadLetter(projection, position, "boom", "2026-12-06T00:00:00Z")
 
 
-def shop_and_bank(store: ReadModelStore, body: str) -> None:
-    """Orders and products at position 2, each with a dead letter at 3; a balance at 3."""
+def shop_and_runs(store: ReadModelStore, body: str) -> None:
+    """Orders and products at position 2, each with a dead letter at 3; a run at 3."""
     orders, products = tracked(store, ORDERS), tracked(store, PRODUCTS)
     store.write(
         [
             WindowWrite(Window(orders, 0, 2), documents=[put(ORDERS, "o-1", "ann", body)]),
             WindowWrite(Window(products, 0, 2), documents=[put(PRODUCTS, "p-1", None, body)]),
             WindowWrite(
-                Window(tracked(store, "balances"), 0, 3),
-                balances=[BalanceChange("id-ann", Decimal("0"), 1, "ann", "Ann", "open")],
+                Window(tracked(store, "runs"), 0, 3),
+                runs=[RunChange("r-1", principal="ann", status="pending", position=1)],
             ),
         ]
     )
@@ -210,8 +211,8 @@ def shop_and_bank(store: ReadModelStore, body: str) -> None:
 def test_a_reset_forgets_one_read_models_records_letters_and_position(
     live: ReadModelStore,
 ) -> None:
-    shop_and_bank(live, '{"v": 1}')
-    names = [tracked(live, n) for n in (ORDERS, PRODUCTS, "balances")]
+    shop_and_runs(live, '{"v": 1}')
+    names = [tracked(live, n) for n in (ORDERS, PRODUCTS, "runs")]
 
     live.reset(ORDERS, tracked(live, ORDERS))
 
@@ -219,13 +220,13 @@ def test_a_reset_forgets_one_read_models_records_letters_and_position(
     assert live.dead_letters(ORDERS) == []
     assert live.documents(PRODUCTS) == [row(PRODUCTS, "p-1", None, '{"v": 1}')]
     assert live.dead_letters(PRODUCTS) == [letter(PRODUCTS, 3)]
-    assert [b.account for b in live.balances()] == ["ann"]
+    assert [r.run_id for r in live.runs()] == ["r-1"]
     assert live.positions(names) == dict(zip(names, (0, 3, 3), strict=True))
 
 
 def test_a_take_over_swaps_in_one_rebuilt_read_model(ledger: Ledger, live: ReadModelStore) -> None:
     rebuilt = open_read_model_store(ledger, REPLAY)
-    shop_and_bank(live, '{"v": "live"}')
+    shop_and_runs(live, '{"v": "live"}')
     live.apply_documents([put(ORDERS, "o-2", "bob", "{}")], Window(tracked(live, ORDERS), 3, 4))
     rebuilt.apply_documents(
         [put(ORDERS, "o-1", "ann", '{"v": "rebuilt"}'), put(ORDERS, "o-3", None, "{}")],
@@ -245,9 +246,37 @@ def test_a_take_over_swaps_in_one_rebuilt_read_model(ledger: Ledger, live: ReadM
     ]
     assert live.dead_letters(ORDERS) == [letter(ORDERS, 7)]
     assert live.positions([tracked(live, ORDERS)]) == {tracked(live, ORDERS): 7}
-    # The other read model and the bank's tables are as they were.
+    # The other read model and the gateway's runs are as they were.
     assert live.documents(PRODUCTS) == [row(PRODUCTS, "p-1", None, '{"v": "live"}')]
     assert live.dead_letters(PRODUCTS) == [letter(PRODUCTS, 3)]
-    assert [b.account for b in live.balances()] == ["ann"]
+    assert [r.run_id for r in live.runs()] == ["r-1"]
     # And the rebuild keeps its own.
     assert [r.key for r in rebuilt.documents(ORDERS)] == ["o-1", "o-3"]
+
+
+@pytest.mark.postgres
+@pytest.mark.asyncio
+async def test_records_are_read_alike_on_the_event_loop(tmp_path: Path) -> None:
+    with (
+        empty_store("postgres", tmp_path) as url,
+        Ledger(env=eventsourcing_env(url)) as ledger,
+    ):
+        store = open_read_model_store(ledger, LIVE)
+        assert isinstance(store, AsyncDocuments)
+        written_so(store)
+        store.apply_documents(
+            [put(PRODUCTS, "p-1", "ann", "{}"), put(PRODUCTS, "p-2", None, "{}")],
+            Window(tracked(store, PRODUCTS), 0, 1),
+        )
+        asked: list[dict[str, Any]] = [
+            {},
+            {"keys": KEYS[:4]},
+            {"keys": []},
+            {"owners": ["ann"]},
+            {"keys": ["p-1", "p-2"], "owners": ["bob"]},
+        ]
+        for projection in (ORDERS, PRODUCTS):
+            for question in asked:
+                read = await store.async_documents(projection, **question)
+                assert read == store.documents(projection, **question), question
+        await store.datastore.aclose()  # type: ignore[attr-defined]

@@ -6,11 +6,11 @@ from decimal import Decimal
 
 import pytest
 
+from application.bank import records
 from application.bank.read_models import BANK_READ_MODELS
 from application.read_models.replay import Replay
 from application.read_models.service import LIVE, ReadModels, open_read_model_store
 from application.read_models.store import StaleWindowError, Window
-from domain.account import account_id
 from gateway.bootstrap import Sluice
 from tests.read_models.names import BANK_PROJECTIONS
 
@@ -19,8 +19,8 @@ def test_the_live_models_show_the_history(sluice: Sluice) -> None:
     sluice.read_models.catch_up()
     view = sluice.read_models.store
 
-    balances = {row.account: (row.balance, row.status) for row in view.balances()}
-    bob = view.statement(account_id("bob").hex, 10)
+    balances = {row.account: (row.balance, row.status) for row in records.balances(view)}
+    bob = records.statement(view, "bob", 10)
     runs = view.runs()
 
     assert balances == {
@@ -72,14 +72,14 @@ def test_a_replay_resumes_where_it_stopped_and_stops_where_asked(sluice: Sluice)
 def test_a_window_applied_twice_is_refused_and_changes_nothing(sluice: Sluice) -> None:
     models = sluice.read_models
     models.catch_up()
-    before = models.store.balances()
+    before = records.balances(models.store)
     position = models.position("balances")
     name = models.tracking_name("balances")
 
     with pytest.raises(StaleWindowError):
         models.projections["balances"].process_batch([], Window(name, position - 1, position))
 
-    assert models.store.balances() == before
+    assert records.balances(models.store) == before
     assert models.position("balances") == position
 
 
@@ -91,7 +91,7 @@ def test_a_window_overlapping_one_already_applied_is_refused(sluice: Sluice) -> 
     teller = sluice.gateway.authenticate("sk-demo-teller")
     sluice.gateway.call(teller, "deposit", {"account": "carla", "amount": 1})
     models.catch_up(to=head)
-    before = {row.account: row.balance for row in models.store.balances()}
+    before = {row.account: row.balance for row in records.balances(models.store)}
     late = ReadModels(
         sluice.ledger, declared=BANK_READ_MODELS, view=open_read_model_store(sluice.ledger, LIVE)
     )
@@ -104,9 +104,9 @@ def test_a_window_overlapping_one_already_applied_is_refused(sluice: Sluice) -> 
         late.projections["balances"].process_stored(notifications, overlapping)
 
     assert f"recorded position {head}" in str(stale.value)
-    assert {row.account: row.balance for row in models.store.balances()} == before
+    assert {row.account: row.balance for row in records.balances(models.store)} == before
     models.catch_up()
-    assert {row.account: row.balance for row in models.store.balances()}["carla"] == (
+    assert {row.account: row.balance for row in records.balances(models.store)}["carla"] == (
         before["carla"] + 1
     )
 
@@ -133,7 +133,7 @@ def test_two_catching_up_at_once_apply_each_event_once(sluice: Sluice) -> None:
         thread.join()
 
     assert Replay(sluice.ledger, BANK_READ_MODELS).run(from_scratch=True)[0].equal is True
-    assert sum(row.balance for row in mine.store.balances()) == Decimal("102.50")
+    assert sum(row.balance for row in records.balances(mine.store)) == Decimal("102.50")
 
 
 def test_catching_up_together_at_once_applies_each_event_once(sluice: Sluice) -> None:
@@ -167,7 +167,7 @@ def test_catching_up_together_at_once_applies_each_event_once(sluice: Sluice) ->
     assert [r.equal for r in Replay(sluice.ledger, BANK_READ_MODELS).run(from_scratch=True)] == [
         True
     ] * 3
-    assert sum(row.balance for row in shared.store.balances()) == Decimal("102.50")
+    assert sum(row.balance for row in records.balances(shared.store)) == Decimal("102.50")
 
 
 def test_a_read_model_behind_the_others_catches_up_alone_then_with_them(sluice: Sluice) -> None:
@@ -213,5 +213,23 @@ def test_folding_stored_bytes_gives_what_decoding_whole_events_gives(sluice: Slu
     fast.catch_up(["balances"])
     whole.catch_up(["balances"])
 
-    assert fast.store.balances() == whole.store.balances()
-    assert len(fast.store.balances()) == 4
+    assert records.balances(fast.store) == records.balances(whole.store)
+    assert len(records.balances(fast.store)) == 4
+
+
+def test_a_store_kept_in_the_former_shape_rebuilds_the_banks_read_models(sluice: Sluice) -> None:
+    # A store from before records and histories: the balances and statement tracked at the
+    # log's head under their former names, and none of their rows in the new tables.
+    models = sluice.read_models
+    models.catch_up()
+    before = records.balances(models.store), records.statement(models.store, "bob", 10)
+    models.reset(["balances", "statement"])
+    for name in ("balances", "statement"):
+        former = f"{sluice.ledger.name}:{models.store.prefix}{name}"
+        models.store.apply_documents([], Window(former, 0, models.head()))
+        assert models.tracking_name(name) == f"{former}@2"
+        assert models.position(name) == 0  # so the catch-up rebuilds it from the start
+
+    models.catch_up()
+
+    assert (records.balances(models.store), records.statement(models.store, "bob", 10)) == before
