@@ -8,6 +8,9 @@ from pathlib import Path
 
 import pytest
 
+from application.ledger import Ledger
+from application.read_models.service import LIVE, open_read_model_store
+from application.read_models.store import ReadModelStore
 from gateway.bootstrap import Sluice
 from gateway.core.program.sandbox import Sandbox
 from gateway.demo import seed
@@ -51,3 +54,9 @@ def durable_sluice(
 ) -> Iterator[Sluice]:
     """On the stores that outlive a process: SQLite and Postgres."""
     yield from _sluice(request.param, tmp_path, sandbox)
+
+
+@pytest.fixture
+def live(ledger: Ledger) -> ReadModelStore:
+    """The live read-model store of an empty ledger (the `ledger` fixture: each store)."""
+    return open_read_model_store(ledger, LIVE)

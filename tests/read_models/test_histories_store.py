@@ -5,9 +5,6 @@ one projection at a time."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from pathlib import Path
-
 import pytest
 
 from application.ledger import Ledger
@@ -20,22 +17,9 @@ from application.read_models.store import (
     WindowWrite,
 )
 from application.store_config import eventsourcing_env
-from tests.conftest import STORES
 from tests.postgres import support
-from tests.stores import empty_store
 
 MOVES, VISITS = "moves", "visits"
-
-
-@pytest.fixture(params=STORES)
-def ledger(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Ledger]:
-    with empty_store(request.param, tmp_path) as url, Ledger(env=eventsourcing_env(url)) as opened:
-        yield opened
-
-
-@pytest.fixture
-def live(ledger: Ledger) -> ReadModelStore:
-    return open_read_model_store(ledger, LIVE)
 
 
 def tracked(store: ReadModelStore, projection: str) -> str:
